@@ -1,0 +1,407 @@
+#pragma once
+// Graph: owns its nodes in an arena with stable ids (an erased node's id is never reused),
+// keeps them in a doubly linked list in topological order, and keeps every node's users.
+// All mutation goes through Graph, so users, names and order stay consistent; a Transaction
+// journals mutations and undoes them unless committed, so a failed rewrite leaves the graph
+// exactly as it was.
+#include <algorithm>
+#include <cassert>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "node.hpp"
+
+namespace ctmatch {
+
+/// What a new node is made of.
+struct NodeSpec {
+  NodeKind kind = NodeKind::CallFunction;
+  OpId op = no_op;
+  std::string name;    // empty: a fresh name derived from the op (`mm`, `mm_1`, ...)
+  std::string target;  // for kinds other than call_function
+  std::vector<Value> args;
+  std::vector<Kwarg> kwargs;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = default;
+  Graph& operator=(const Graph&) = default;
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = default;
+
+  // ---- reading ----
+  const Node& operator[](NodeId id) const { return nodes_[id]; }
+  /// Mutable access is for metadata and annotations; structure changes go through Graph.
+  Node& operator[](NodeId id) { return nodes_[id]; }
+  /// Number of live nodes (placeholders and output included, as torch's len(graph.nodes)).
+  std::size_t size() const { return live_; }
+  /// Ids range over [0, id_bound()): arrays indexed by NodeId use this size.
+  std::size_t id_bound() const { return nodes_.size(); }
+  NodeId first() const { return head_; }
+  NodeId last() const { return tail_; }
+  NodeId next(NodeId id) const { return nodes_[id].next_; }
+  NodeId prev(NodeId id) const { return nodes_[id].prev_; }
+  /// The live node called `name`, or no_node.
+  NodeId find(std::string_view name) const {
+    auto it = names_.find(std::string(name));
+    return it == names_.end() ? no_node : it->second;
+  }
+  /// Whether a comes before b in the node order (both live). O(1).
+  bool comes_before(NodeId a, NodeId b) const { return nodes_[a].order_ < nodes_[b].order_; }
+
+  /// Forward iteration over live nodes: for (const Node& n : g.nodes()).
+  template <class G, class N>
+  class Range {
+   public:
+    struct iterator {
+      G* g;
+      NodeId id;
+      N& operator*() const { return (*g)[id]; }
+      N* operator->() const { return &(*g)[id]; }
+      iterator& operator++() { id = g->next(id); return *this; }
+      bool operator==(const iterator& o) const { return id == o.id; }
+    };
+    explicit Range(G* g) : g_(g) {}
+    iterator begin() const { return {g_, g_->first()}; }
+    iterator end() const { return {g_, no_node}; }
+   private:
+    G* g_;
+  };
+  Range<const Graph, const Node> nodes() const { return Range<const Graph, const Node>(this); }
+  Range<Graph, Node> nodes() { return Range<Graph, Node>(this); }
+
+  // ---- building ----
+  /// Creates a node at the end, or just before `before`. Throws GraphError on a duplicate
+  /// name, a reference to a node that is not live, or arguments that do not fit the op's
+  /// signature; nothing is changed then.
+  NodeId create(NodeSpec spec, NodeId before = no_node) {
+    if (spec.name.empty()) spec.name = fresh_name(spec);
+    if (names_.count(spec.name)) throw GraphError("duplicate node name '" + spec.name + "'");
+    for (const Value& v : spec.args) check_refs(v);
+    for (const Kwarg& k : spec.kwargs) check_refs(k.value);
+    if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");
+
+    NodeId id = static_cast<NodeId>(nodes_.size());
+    Node n;
+    n.id_ = id;
+    n.kind_ = spec.kind;
+    n.op_ = spec.op;
+    n.name_ = std::move(spec.name);
+    n.target_ = std::move(spec.target);
+    n.args_ = std::move(spec.args);
+    n.kwargs_ = std::move(spec.kwargs);
+    bind_signature(n);  // may throw: nothing is changed yet
+    nodes_.push_back(std::move(n));
+    link(id, before);
+    names_.emplace(nodes_[id].name_, id);
+    ++live_;
+    add_uses(id);
+    journal(Entry{Entry::Created, id, {}, {}, {}});
+    return id;
+  }
+  NodeId placeholder(std::string name) {
+    NodeSpec s{NodeKind::Placeholder, no_op, name, name, {}, {}};
+    return create(std::move(s));
+  }
+  NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {},
+              NodeId before = no_node, std::string name = {}) {
+    return create(NodeSpec{NodeKind::CallFunction, op, std::move(name), {}, std::move(args),
+                           std::move(kwargs)},
+                  before);
+  }
+  NodeId output(std::vector<Value> results) {
+    return create(NodeSpec{NodeKind::Output, no_op, "output", "output",
+                           {Value::tuple(std::move(results))}, {}});
+  }
+
+  // ---- mutation ----
+  /// Replaces a node's arguments; users lists follow.
+  void set_args(NodeId id, std::vector<Value> args, std::vector<Kwarg> kwargs) {
+    Node& n = nodes_[id];
+    for (const Value& v : args) check_refs(v);
+    for (const Kwarg& k : kwargs) check_refs(k.value);
+    Node probe;
+    probe.op_ = n.op_;
+    probe.kind_ = n.kind_;
+    probe.args_ = args;
+    probe.kwargs_ = kwargs;
+    bind_signature(probe);
+    journal(Entry{Entry::ArgsChanged, id, n.args_, n.kwargs_, {}});
+    drop_uses(id);
+    n.args_ = std::move(args);
+    n.kwargs_ = std::move(kwargs);
+    n.arg_where_ = std::move(probe.arg_where_);
+    n.signature_ = probe.signature_;
+    add_uses(id);
+  }
+
+  /// Every use of `from` becomes a use of `to`, except in `to` itself (so a new node that
+  /// consumes `from` keeps doing so). Returns the number of users rewired.
+  std::size_t replace_all_uses(NodeId from, NodeId to) {
+    std::vector<NodeId> users(nodes_[from].users_.begin(), nodes_[from].users_.end());
+    std::size_t count = 0;
+    for (NodeId u : users) {
+      if (u == to) continue;
+      Node& un = nodes_[u];
+      std::vector<Value> args = un.args_;
+      std::vector<Kwarg> kwargs = un.kwargs_;
+      for (Value& v : args) v.replace_node(from, to);
+      for (Kwarg& k : kwargs) k.value.replace_node(from, to);
+      set_args(u, std::move(args), std::move(kwargs));
+      ++count;
+    }
+    return count;
+  }
+
+  /// Erases a node that has no users. Throws GraphError if it has some.
+  void erase(NodeId id) {
+    Node& n = nodes_[id];
+    if (!n.alive_) throw GraphError("erase of a node that is already erased");
+    if (!n.users_.empty())
+      throw GraphError("cannot erase '" + n.name_ + "': it still has " +
+                       std::to_string(n.users_.size()) + " user(s)");
+    journal(Entry{Entry::Erased, id, {}, {}, {}, n.prev_, n.next_});
+    drop_uses(id);
+    unlink(id);
+    names_.erase(n.name_);
+    n.alive_ = false;
+    --live_;
+  }
+
+  /// Erases, last first, every node with no users that is not a placeholder, the output, or
+  /// an impure op (side effects). Returns how many were erased.
+  std::size_t eliminate_dead_code() {
+    std::size_t erased = 0;
+    for (NodeId id = tail_; id != no_node;) {
+      NodeId p = nodes_[id].prev_;
+      const Node& n = nodes_[id];
+      bool keep = n.kind_ == NodeKind::Placeholder || n.kind_ == NodeKind::Output ||
+                  (n.signature_ && n.signature_->is_impure) || !n.users_.empty() ||
+                  n.kind_ == NodeKind::CallModule || n.kind_ == NodeKind::CallMethod;
+      if (!keep) {
+        erase(id);
+        ++erased;
+      }
+      id = p;
+    }
+    return erased;
+  }
+
+  /// Re-resolves every node's arguments against its op's signature; call after registering
+  /// schemas for ops that were read without one.
+  void rebind_signatures() {
+    for (Node& n : nodes()) bind_signature(n);
+  }
+
+  /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes).
+  std::string unique_name(std::string_view base) const {
+    std::string b(base);
+    if (!names_.count(b)) return b;
+    for (std::size_t i = 1;; ++i) {
+      std::string c = b + "_" + std::to_string(i);
+      if (!names_.count(c)) return c;
+    }
+  }
+
+  /// Graph-level data a reader keeps for its writer (signature, constants, ...).
+  std::vector<Annotation> annotations;
+
+  // ---- transactions ----
+  /// Journals every structural change from construction on; unless commit() is called, the
+  /// destructor undoes them in reverse order. One transaction at a time.
+  class Transaction {
+   public:
+    explicit Transaction(Graph& g) : g_(g) {
+      if (g_.journaling_) throw GraphError("nested graph transactions are not supported");
+      g_.journaling_ = true;
+      g_.journal_.clear();
+    }
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit() {
+      g_.journal_.clear();
+      g_.journaling_ = false;
+      done_ = true;
+    }
+    void rollback() {
+      g_.journaling_ = false;
+      g_.undo();
+      done_ = true;
+    }
+    ~Transaction() {
+      if (!done_) rollback();
+    }
+
+   private:
+    Graph& g_;
+    bool done_ = false;
+  };
+
+ private:
+  struct Entry {
+    enum Type { Created, ArgsChanged, Erased, UsersChanged } type;
+    NodeId id;
+    std::vector<Value> args;
+    std::vector<Kwarg> kwargs;
+    std::vector<NodeId> users;
+    NodeId prev = no_node, next = no_node;
+  };
+
+  bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
+
+  void check_refs(const Value& v) const {
+    v.for_each_node([&](NodeId r) {
+      if (!live(r)) throw GraphError("argument refers to a node that does not exist");
+    });
+  }
+
+  std::string fresh_name(const NodeSpec& s) const {
+    if (s.kind != NodeKind::CallFunction || s.op == no_op) return unique_name(s.target.empty() ? "node" : s.target);
+    // `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`
+    std::string_view full = op_name(s.op);
+    std::string_view rest = full.substr(full.find('.') + 1);
+    return unique_name(rest.substr(0, rest.find('.')));
+  }
+
+  /// Resolves schema parameters to where the node writes them. Throws when they do not fit.
+  static void bind_signature(Node& n) {
+    n.signature_ = nullptr;
+    n.arg_where_.clear();
+    if (n.kind_ != NodeKind::CallFunction || n.op_ == no_op) return;
+    const OpSignature* sig = OpRegistry::global().signature(n.op_);
+    if (!sig) return;
+    auto fail = [&](const std::string& why) {
+      throw GraphError(std::string(op_name(n.op_)) + ": " + why);
+    };
+    std::size_t positional = 0;
+    while (positional < sig->params.size() && !sig->params[positional].kwarg_only) ++positional;
+    if (n.args_.size() > positional)
+      fail("takes at most " + std::to_string(positional) + " positional arguments, got " +
+           std::to_string(n.args_.size()));
+    std::vector<std::int16_t> where(sig->params.size(), Node::from_default);
+    for (std::size_t i = 0; i < n.args_.size(); ++i) where[i] = static_cast<std::int16_t>(i);
+    for (std::size_t k = 0; k < n.kwargs_.size(); ++k) {
+      int p = sig->find(n.kwargs_[k].name);
+      if (p < 0) fail("has no argument '" + n.kwargs_[k].name + "'");
+      if (where[static_cast<std::size_t>(p)] != Node::from_default)
+        fail("argument '" + n.kwargs_[k].name + "' given twice");
+      where[static_cast<std::size_t>(p)] = static_cast<std::int16_t>(-static_cast<int>(k) - 1);
+    }
+    for (std::size_t i = 0; i < where.size(); ++i)
+      if (where[i] == Node::from_default && !sig->params[i].default_value)
+        fail("missing required argument '" + sig->params[i].name + "'");
+    n.arg_where_ = std::move(where);
+    n.signature_ = sig;
+  }
+
+  template <class F>
+  void for_each_input(const Node& n, F&& f) const {
+    for (const Value& v : n.args_) v.for_each_node(f);
+    for (const Kwarg& k : n.kwargs_) k.value.for_each_node(f);
+  }
+  void add_uses(NodeId id) {
+    for_each_input(nodes_[id], [&](NodeId in) {
+      auto& u = nodes_[in].users_;
+      if (std::find(u.begin(), u.end(), id) == u.end()) {
+        journal_users(in);
+        u.push_back(id);
+      }
+    });
+  }
+  void drop_uses(NodeId id) {
+    for_each_input(nodes_[id], [&](NodeId in) {
+      auto& u = nodes_[in].users_;
+      auto it = std::find(u.begin(), u.end(), id);
+      if (it != u.end()) {
+        journal_users(in);
+        u.erase(it);
+      }
+    });
+  }
+
+  void link(NodeId id, NodeId before) {
+    Node& n = nodes_[id];
+    NodeId after = before == no_node ? tail_ : nodes_[before].prev_;
+    n.prev_ = after;
+    n.next_ = before;
+    if (after == no_node) head_ = id; else nodes_[after].next_ = id;
+    if (before == no_node) tail_ = id; else nodes_[before].prev_ = id;
+    assign_order(id);
+  }
+  void unlink(NodeId id) {
+    Node& n = nodes_[id];
+    if (n.prev_ == no_node) head_ = n.next_; else nodes_[n.prev_].next_ = n.next_;
+    if (n.next_ == no_node) tail_ = n.prev_; else nodes_[n.next_].prev_ = n.prev_;
+  }
+  // Order keys leave gaps so that an insertion rarely renumbers.
+  static constexpr std::uint64_t order_gap = std::uint64_t{1} << 20;
+  void assign_order(NodeId id) {
+    Node& n = nodes_[id];
+    std::uint64_t lo = n.prev_ == no_node ? 0 : nodes_[n.prev_].order_;
+    if (n.next_ == no_node) {
+      n.order_ = lo + order_gap;
+      return;
+    }
+    std::uint64_t hi = nodes_[n.next_].order_;
+    if (hi - lo >= 2) {
+      n.order_ = lo + (hi - lo) / 2;
+      return;
+    }
+    std::uint64_t k = 0;
+    for (NodeId i = head_; i != no_node; i = nodes_[i].next_) nodes_[i].order_ = (++k) * order_gap;
+  }
+
+  void journal(Entry e) {
+    if (journaling_) journal_.push_back(std::move(e));
+  }
+  void journal_users(NodeId id) {
+    if (journaling_) journal_.push_back(Entry{Entry::UsersChanged, id, {}, {}, nodes_[id].users_});
+  }
+  void undo() {
+    for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) {
+      Node& n = nodes_[it->id];
+      switch (it->type) {
+        case Entry::Created:
+          unlink(n.id_);
+          names_.erase(n.name_);
+          n.alive_ = false;
+          --live_;
+          nodes_.pop_back();  // created nodes are the newest: undone newest first
+          break;
+        case Entry::ArgsChanged:
+          n.args_ = std::move(it->args);
+          n.kwargs_ = std::move(it->kwargs);
+          bind_signature(n);
+          break;
+        case Entry::Erased:
+          n.alive_ = true;
+          ++live_;
+          names_.emplace(n.name_, n.id_);
+          n.prev_ = it->prev;
+          n.next_ = it->next;
+          if (it->prev == no_node) head_ = n.id_; else nodes_[it->prev].next_ = n.id_;
+          if (it->next == no_node) tail_ = n.id_; else nodes_[it->next].prev_ = n.id_;
+          break;
+        case Entry::UsersChanged:
+          n.users_ = std::move(it->users);
+          break;
+      }
+    }
+    journal_.clear();
+  }
+
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeId> names_;
+  NodeId head_ = no_node, tail_ = no_node;
+  std::size_t live_ = 0;
+  bool journaling_ = false;
+  std::vector<Entry> journal_;
+};
+
+}  // namespace ctmatch

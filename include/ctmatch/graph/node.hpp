@@ -1,0 +1,124 @@
+#pragma once
+// Node: one operation of a graph, with its arguments as written (positional args and kwargs in
+// file order, so writers reproduce the input) and, when the op's signature is known, an index
+// that resolves any schema argument to where it is written or to its default in O(1).
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "op.hpp"
+#include "value.hpp"
+
+namespace ctmatch {
+
+enum class NodeKind : std::uint8_t { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
+
+constexpr std::string_view kind_name(NodeKind k) {
+  constexpr std::string_view names[] = {"placeholder", "get_attr",    "call_function",
+                                        "call_method", "call_module", "output"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+struct Kwarg {
+  std::string name;
+  Value value;
+  friend bool operator==(const Kwarg&, const Kwarg&) = default;
+};
+
+/// Tensor metadata a reader found (torch.export's tensor_values): dtype and shape, each
+/// possibly absent. Shape entries are ints or SymInts.
+struct TensorMeta {
+  std::optional<ScalarType> dtype;
+  std::optional<std::vector<Value>> shape;
+  friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
+};
+
+/// A key and a text value a reader keeps for its writer (e.g. raw JSON of fields ctmatch does
+/// not model, such as stack traces), so that read -> write loses nothing.
+struct Annotation {
+  std::string key;
+  std::string value;
+  friend bool operator==(const Annotation&, const Annotation&) = default;
+};
+
+class Graph;
+
+class Node {
+ public:
+  NodeId id() const { return id_; }
+  NodeKind kind() const { return kind_; }
+  /// The interned op for call_function nodes; no_op for other kinds.
+  OpId op() const { return op_; }
+  const std::string& name() const { return name_; }
+  /// The target as written, for nodes that are not call_function (placeholder's target, the
+  /// attribute of get_attr, the method of call_method).
+  const std::string& target() const { return target_; }
+  bool alive() const { return alive_; }
+
+  std::span<const Value> args() const { return args_; }
+  std::span<const Kwarg> kwargs() const { return kwargs_; }
+  const Value* kwarg(std::string_view name) const {
+    for (const Kwarg& k : kwargs_)
+      if (k.name == name) return &k.value;
+    return nullptr;
+  }
+
+  /// The op's signature (nullptr when unknown, or when the node's arguments do not fit it).
+  const OpSignature* signature() const { return signature_; }
+  /// Schema argument `i` wherever it is written (positional or keyword), or its default;
+  /// nullptr when there is no signature, `i` is out of range, or a required argument is
+  /// missing. O(1).
+  const Value* arg(std::size_t i) const {
+    if (!signature_ || i >= arg_where_.size()) return nullptr;
+    std::int16_t w = arg_where_[i];
+    if (w >= 0) return &args_[static_cast<std::size_t>(w)];
+    if (w == from_default) {
+      const auto& d = signature_->params[i].default_value;
+      return d ? &*d : nullptr;
+    }
+    return &kwargs_[static_cast<std::size_t>(-w - 1)].value;
+  }
+  /// Whether schema argument `i` is written on the node (not taken from its default).
+  bool arg_written(std::size_t i) const {
+    return signature_ && i < arg_where_.size() && arg_where_[i] != from_default;
+  }
+  /// Schema argument by name (linear in the number of parameters; patterns resolve names to
+  /// indices at compile time and use arg(i)). Falls back to the kwargs when there is no signature.
+  const Value* arg(std::string_view name) const {
+    if (signature_) {
+      int i = signature_->find(name);
+      return i < 0 ? nullptr : arg(static_cast<std::size_t>(i));
+    }
+    return kwarg(name);
+  }
+
+  /// Distinct nodes that use this one, in the order they became users.
+  std::span<const NodeId> users() const { return users_; }
+  std::size_t num_users() const { return users_.size(); }
+
+  TensorMeta meta;
+  std::vector<Annotation> annotations;
+
+ private:
+  friend class Graph;
+  static constexpr std::int16_t from_default = INT16_MIN;
+
+  NodeId id_ = no_node;
+  NodeKind kind_ = NodeKind::CallFunction;
+  bool alive_ = true;
+  OpId op_ = no_op;
+  std::string name_;
+  std::string target_;
+  std::vector<Value> args_;
+  std::vector<Kwarg> kwargs_;
+  std::vector<NodeId> users_;
+  const OpSignature* signature_ = nullptr;
+  std::vector<std::int16_t> arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
+  NodeId prev_ = no_node, next_ = no_node;
+  std::uint64_t order_ = 0;  // increases along the node list: O(1) "comes before"
+};
+
+}  // namespace ctmatch

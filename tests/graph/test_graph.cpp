@@ -1,0 +1,159 @@
+#include <doctest/doctest.h>
+
+#include <ctmatch/graph.hpp>
+
+using namespace ctmatch;
+
+namespace {
+// A signature for a test op: test.scale(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0)
+OpId scale_op() {
+  static OpId id = [] {
+    OpId op = intern_op("test.scale.default");
+    OpSignature sig;
+    sig.params = {{"x", false, std::nullopt},
+                  {"dtype", true, std::nullopt},
+                  {"clamp", true, Value(false)},
+                  {"scale", true, Value(1.0)}};
+    OpRegistry::global().set_signature(op, sig);
+    return op;
+  }();
+  return id;
+}
+OpId mm_op() { return intern_op("test.mm.default"); }
+
+std::vector<std::string> order(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Node& n : g.nodes()) names.push_back(n.name());
+  return names;
+}
+}  // namespace
+
+TEST_CASE("ops are interned once") {
+  CHECK(intern_op("aten.mm.default") == intern_op("aten.mm.default"));
+  CHECK(intern_op("aten.mm.default") != intern_op("aten.bmm.default"));
+  CHECK(op_name(intern_op("aten.bmm.default")) == "aten.bmm.default");
+  CHECK(OpRegistry::global().find("never.interned.op") == no_op);
+}
+
+TEST_CASE("building a graph keeps users, names and order") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId w = g.placeholder("w");
+  NodeId mm = g.call(mm_op(), {NodeRef{x}, NodeRef{w}});
+  NodeId mm2 = g.call(mm_op(), {NodeRef{mm}, NodeRef{mm}});
+  NodeId out = g.output({NodeRef{mm2}});
+  verify(g);
+  CHECK(g.size() == 5);
+  CHECK(g[mm].name() == "mm");
+  CHECK(g[mm2].name() == "mm_1");
+  CHECK(g[x].users().size() == 1);
+  CHECK(g[mm].num_users() == 1);  // distinct users: mm_1 uses mm twice
+  CHECK(g[mm2].users()[0] == out);
+  CHECK(g.comes_before(x, mm2));
+  CHECK_FALSE(g.comes_before(mm2, mm));
+  CHECK(g.find("mm_1") == mm2);
+  CHECK_THROWS_AS(g.placeholder("x"), GraphError);
+  CHECK_THROWS_AS(g.call(mm_op(), {NodeRef{999}}), GraphError);
+  CHECK(g.size() == 5);
+  verify(g);
+}
+
+TEST_CASE("insert before, replace all uses, erase and dead-code elimination") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId b = g.call(mm_op(), {NodeRef{a}, NodeRef{x}});
+  NodeId out = g.output({NodeRef{b}});
+  NodeId c = g.call(mm_op(), {NodeRef{x}, NodeRef{x}}, {}, b, "fresh");
+  CHECK(order(g) == std::vector<std::string>{"x", "mm", "fresh", "mm_1", "output"});
+  CHECK(g.replace_all_uses(a, c) == 1);
+  CHECK(g[a].num_users() == 0);
+  CHECK(g[b].args()[0] == Value(NodeRef{c}));
+  CHECK_THROWS_AS(g.erase(c), GraphError);
+  CHECK(g.eliminate_dead_code() == 1);  // only `mm`
+  CHECK_FALSE(g[a].alive());
+  CHECK(order(g) == std::vector<std::string>{"x", "fresh", "mm_1", "output"});
+  CHECK(g[out].args()[0] == Value::tuple({NodeRef{b}}));
+  verify(g);
+}
+
+TEST_CASE("a schema resolves positional, keyword and default forms to one argument") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId s1 = g.call(scale_op(), {NodeRef{x}}, {{"dtype", ScalarType::Float}, {"scale", 0.5}});
+  NodeId s2 = g.call(scale_op(), {}, {{"scale", 2.0}, {"x", NodeRef{s1}}, {"dtype", ScalarType::Half}, {"clamp", true}});
+  verify(g);
+  const Node& n1 = g[s1];
+  CHECK(*n1.arg(0) == Value(NodeRef{x}));
+  CHECK(*n1.arg(1) == Value(ScalarType::Float));
+  CHECK(*n1.arg(2) == Value(false));  // default
+  CHECK_FALSE(n1.arg_written(2));
+  CHECK(*n1.arg(3) == Value(0.5));
+  CHECK(*n1.arg("clamp") == Value(false));
+  CHECK(n1.arg(4) == nullptr);
+  const Node& n2 = g[s2];
+  CHECK(*n2.arg(0) == Value(NodeRef{s1}));
+  CHECK(*n2.arg(2) == Value(true));
+  CHECK(g[s1].users()[0] == s2);
+
+  CHECK_THROWS_WITH_AS(g.call(scale_op(), {NodeRef{x}, ScalarType::Float}), doctest::Contains("positional"), GraphError);
+  CHECK_THROWS_WITH_AS(g.call(scale_op(), {NodeRef{x}}), doctest::Contains("missing required argument 'dtype'"), GraphError);
+  CHECK_THROWS_WITH_AS(g.call(scale_op(), {NodeRef{x}}, {{"dtype", ScalarType::Float}, {"bogus", 1}}),
+                       doctest::Contains("no argument 'bogus'"), GraphError);
+  CHECK(g.size() == 3);
+  verify(g);
+}
+
+TEST_CASE("a transaction that is not committed leaves the graph exactly as it was") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId b = g.call(mm_op(), {NodeRef{a}, NodeRef{x}});
+  NodeId out = g.output({NodeRef{b}});
+  auto snapshot = [&] {
+    std::vector<std::tuple<std::string, std::vector<Value>, std::vector<NodeId>>> s;
+    for (const Node& n : g.nodes())
+      s.emplace_back(n.name(), std::vector<Value>(n.args().begin(), n.args().end()),
+                     std::vector<NodeId>(n.users().begin(), n.users().end()));
+    return s;
+  };
+  auto before = snapshot();
+  auto id_bound = g.id_bound();
+  {
+    Graph::Transaction tx(g);
+    NodeId n = g.call(mm_op(), {NodeRef{x}, NodeRef{x}}, {}, b, "new");
+    g.replace_all_uses(b, n);
+    g.erase(b);
+    g.erase(a);
+    CHECK(g.find("mm") == no_node);
+    CHECK(g[out].args()[0] == Value::tuple({NodeRef{n}}));
+    verify(g);
+  }  // no commit: rolled back
+  verify(g);
+  CHECK(snapshot() == before);
+  CHECK(g.id_bound() == id_bound);
+  CHECK(g.find("mm") == a);
+  CHECK(g.find("new") == no_node);
+
+  {
+    Graph::Transaction tx(g);
+    NodeId n = g.call(mm_op(), {NodeRef{x}, NodeRef{x}}, {}, b, "new");
+    g.replace_all_uses(b, n);
+    g.erase(b);
+    tx.commit();
+  }
+  verify(g);
+  CHECK(g.find("new") != no_node);
+  CHECK(g.find("mm_1") == no_node);
+}
+
+TEST_CASE("many insertions at one place renumber the order keys correctly") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId last = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId before = last;
+  for (int i = 0; i < 100; ++i) before = g.call(mm_op(), {NodeRef{x}, NodeRef{x}}, {}, before);
+  verify(g);
+  CHECK(g.comes_before(before, last));
+  CHECK(g.size() == 102);
+}

@@ -1,0 +1,61 @@
+#include <doctest/doctest.h>
+
+#include <ctmatch/graph.hpp>
+
+using namespace ctmatch;
+
+TEST_CASE("Value holds every argument kind and compares deeply") {
+  CHECK(Value().kind() == Value::Kind::None);
+  CHECK(Value(true).kind() == Value::Kind::Bool);
+  CHECK(Value(3).kind() == Value::Kind::Int);
+  CHECK(Value(0.5).kind() == Value::Kind::Double);
+  CHECK(Value("tanh").kind() == Value::Kind::String);
+  CHECK(Value(ScalarType::BFloat16).kind() == Value::Kind::ScalarType);
+  CHECK(Value(Device{DeviceType::CUDA, 0}).kind() == Value::Kind::Device);
+  CHECK(Value(Layout::Strided).kind() == Value::Kind::Layout);
+  CHECK(Value(MemoryFormat::ChannelsLast).kind() == Value::Kind::MemoryFormat);
+  CHECK(Value(NodeRef{4}).kind() == Value::Kind::Node);
+  CHECK(Value(SymInt{"s0"}).kind() == Value::Kind::SymInt);
+  CHECK(Value::list({1, 2}).kind() == Value::Kind::List);
+
+  CHECK(Value(1) != Value(1.0));  // an int is not a float
+  CHECK(Value::list({1, 2}) == Value::list({1, 2}));
+  CHECK(Value::list({1, 2}) != Value::tuple({1, 2}));
+  CHECK(Value::list({1, Value::list({2, NodeRef{3}})}) == Value::list({1, Value::list({2, NodeRef{3}})}));
+  CHECK(Value::list({1, Value::list({2, NodeRef{3}})}) != Value::list({1, Value::list({2, NodeRef{4}})}));
+}
+
+TEST_CASE("Value visits and rewrites node references inside lists") {
+  Value v = Value::list({NodeRef{1}, 2, Value::tuple({NodeRef{1}, NodeRef{5}})});
+  std::vector<NodeId> seen;
+  v.for_each_node([&](NodeId id) { seen.push_back(id); });
+  CHECK(seen == std::vector<NodeId>{1, 1, 5});
+  CHECK(v.replace_node(1, 7));
+  CHECK_FALSE(v.replace_node(1, 7));
+  seen.clear();
+  v.for_each_node([&](NodeId id) { seen.push_back(id); });
+  CHECK(seen == std::vector<NodeId>{7, 7, 5});
+}
+
+TEST_CASE("dtype, layout, memory format and device names") {
+  CHECK(torch_name(ScalarType::Float) == "float32");
+  CHECK(torch_name(ScalarType::BFloat16) == "bfloat16");
+  CHECK(torch_name(ScalarType::Float4_e2m1fn_x2) == "float4_e2m1fn_x2");
+  CHECK(parse_scalar_type("float8_e4m3fn") == ScalarType::Float8_e4m3fn);
+  CHECK(parse_scalar_type("half") == ScalarType::Half);
+  CHECK_FALSE(parse_scalar_type("float33"));
+  for (std::size_t i = 0; i < scalar_type_count; ++i) {
+    auto t = static_cast<ScalarType>(i);
+    CHECK(parse_scalar_type(torch_name(t)) == t);
+  }
+  CHECK(itemsize(ScalarType::Double) == 8);
+  CHECK(itemsize(ScalarType::BFloat16) == 2);
+  static_assert(is_floating_point(ScalarType::Half) && !is_floating_point(ScalarType::Long));
+  CHECK(parse_memory_format("channels_last_3d") == MemoryFormat::ChannelsLast3d);
+  CHECK(parse_layout("strided") == Layout::Strided);
+  CHECK(to_string(*parse_device("cuda:1")) == "cuda:1");
+  CHECK(to_string(*parse_device("cpu")) == "cpu");
+  CHECK_FALSE(parse_device("cuda:"));
+  CHECK_FALSE(parse_device("cuda:x"));
+  CHECK_FALSE(parse_device("tpu"));
+}
