@@ -1,0 +1,3 @@
+#pragma once
+// ctmatch: the whole CPU part of the library. (The CUDA part is ctmatch/cuda.hpp.)
+#include "graph.hpp"

@@ -1,0 +1,28 @@
+# Run by CTest: builds tests/install/consumer against ctmatch, installed or as a subdirectory,
+# and runs it. Fails (non-zero exit) at the first step that fails.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(consumer ${CMAKE_CURRENT_LIST_DIR}/consumer)
+if(MODE STREQUAL "find_package")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${CTMATCH_BUILD_DIR} --prefix ${WORK_DIR}/prefix
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "install failed")
+  endif()
+  set(extra -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+else()
+  set(extra -DCTMATCH_SOURCE_DIR=${CTMATCH_SOURCE_DIR})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/build -DCMAKE_CXX_COMPILER=${CXX}
+                        -DCONSUME=${MODE} ${extra} RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring the consumer failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building the consumer failed")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message(STATUS "${out}")
+if(rc OR NOT out MATCHES "consumer: ok")
+  message(FATAL_ERROR "the consumer did not run correctly")
+endif()
