@@ -14,8 +14,18 @@ namespace ctmatch::schema {
 /// The element type of an argument, as the schema language spells it.
 enum class BaseType : std::uint8_t {
   Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Layout, Device, MemoryFormat,
-  Generator, Storage, Stream, Dimname, QScheme, Any,
+  Generator, Storage, Stream, Dimname, QScheme, Any, SymFloat, SymBool,
 };
+inline constexpr std::size_t base_type_count = 19;
+
+/// The spelling of a base type in schema text: `Tensor`, `int`, `SymInt`, `float`, ...
+constexpr std::string_view base_type_name(BaseType t) {
+  constexpr std::string_view names[] = {
+      "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Layout",
+      "Device", "MemoryFormat", "Generator", "Storage", "Stream", "Dimname", "QScheme", "Any",
+      "SymFloat", "SymBool"};
+  return names[static_cast<std::size_t>(t)];
+}
 
 struct Type {
   BaseType base = BaseType::Tensor;
