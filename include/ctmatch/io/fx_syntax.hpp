@@ -1,0 +1,90 @@
+#pragma once
+// What the FX text reader and writer share: how a call_function target is spelled in FX text
+// and how it maps to an interned op name, and the schema type of an argument slot, which
+// decides how a bare word reads (FX prints strings and devices alike, without quotes:
+// `kwargs = {approximate: tanh}`, `kwargs = {device: cpu}`).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "../graph/op.hpp"
+#include "../schema/function_schema.hpp"
+// The builtin schema table is written alongside this reader; until it is in the tree, ops read
+// without schemas (their args kept as written).
+#if __has_include("../schema/builtin.hpp")
+#include "../schema/builtin.hpp"
+#define CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS 1
+#endif
+
+namespace ctmatch::io::fx {
+
+/// The op name of an FX target: `torch.ops.aten.mm.default` -> `aten.mm.default`; Python
+/// functions (`operator.getitem`) keep their whole qualified name.
+constexpr std::string_view op_name_of_target(std::string_view target) {
+  constexpr std::string_view ops = "torch.ops.";
+  return target.substr(0, ops.size()) == ops ? target.substr(ops.size()) : target;
+}
+
+/// Whether an op name is a Python function's qualified name (printed as it is), rather than a
+/// torch operator (printed with `torch.ops.` in front).
+constexpr bool is_python_function(std::string_view op) {
+  constexpr std::string_view modules[] = {"operator.", "_operator.", "builtins.", "math.", "torch."};
+  for (std::string_view m : modules)
+    if (op.substr(0, m.size()) == m) return true;
+  return false;
+}
+
+/// How FX prints the target of an op: `aten.mm.default` -> `torch.ops.aten.mm.default`,
+/// `operator.getitem` -> `operator.getitem`.
+inline void append_target(std::string& out, std::string_view op) {
+  if (!is_python_function(op)) out += "torch.ops.";
+  out += op;
+}
+
+/// What the schema says an argument slot holds, as far as reading a bare word is concerned.
+enum class SlotHint : std::uint8_t {
+  Unknown,  // no schema: a device-like word is a Device, any other word a string
+  Str,      // `str`: the word is the string, whatever it looks like
+  Device,   // `Device`: the word must be a device
+  Int,      // `int` / `SymInt`: a word that is not a number is a symbolic int
+  Other,    // any other type: the default rules
+};
+
+/// Registers the builtin schemas (once per process), so that known ops bind their signature.
+inline void ensure_schemas() {
+#ifdef CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS
+  schema::ensure_builtin_schemas();
+#endif
+}
+
+/// The schema of an op, or nullptr when none is known.
+inline const schema::FunctionSchema* schema_of([[maybe_unused]] OpId op) {
+#ifdef CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS
+  return op == no_op ? nullptr : schema::find_schema(op);
+#else
+  return nullptr;
+#endif
+}
+
+inline SlotHint hint_of(const schema::Type& t) {
+  switch (t.base) {
+    case schema::BaseType::Str: return SlotHint::Str;
+    case schema::BaseType::Device: return SlotHint::Device;
+    case schema::BaseType::Int:
+    case schema::BaseType::SymInt: return SlotHint::Int;
+    default: return SlotHint::Other;
+  }
+}
+/// Hint for positional argument `i` of a call to the op with schema `s` (may be nullptr).
+inline SlotHint positional_hint(const schema::FunctionSchema* s, std::size_t i) {
+  if (!s || i >= s->num_args) return SlotHint::Unknown;
+  return hint_of(s->args[i].type);
+}
+/// Hint for keyword argument `name`.
+inline SlotHint keyword_hint(const schema::FunctionSchema* s, std::string_view name) {
+  if (!s) return SlotHint::Unknown;
+  int i = s->find(name);
+  return i < 0 ? SlotHint::Unknown : hint_of(s->args[static_cast<std::size_t>(i)].type);
+}
+
+}  // namespace ctmatch::io::fx

@@ -1,0 +1,327 @@
+// FX text reader and writer: every graph in tests/data reads, verifies and round-trips byte for
+// byte; every literal FX prints reads into the right Value kind and prints back the same.
+#include <doctest/doctest.h>
+
+#include <ctmatch/graph/verify.hpp>
+#include <ctmatch/io/fx_text.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ctmatch;
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::filesystem::path> fx_files() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(CTMATCH_TEST_DATA)) {
+    std::string n = e.path().filename().string();
+    if (n.size() > 7 && n.substr(n.size() - 7) == ".fx.txt") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Checks that two graphs are identical: same nodes in the same order, same kinds, names,
+/// targets, ops, args and kwargs (deep, value kinds included), users, signatures, metadata
+/// and annotations. Node references are compared by the name of the node they point to.
+void check_same_graph(const Graph& a, const Graph& b) {
+  REQUIRE(a.size() == b.size());
+  auto name_of = [](const Graph& g, const Value& v) {
+    std::vector<std::string> names;
+    v.for_each_node([&](NodeId id) { names.push_back(g[id].name()); });
+    return names;
+  };
+  NodeId x = a.first(), y = b.first();
+  while (x != no_node && y != no_node) {
+    const Node& m = a[x];
+    const Node& n = b[y];
+    INFO("node " << m.name());
+    CHECK(m.kind() == n.kind());
+    CHECK(m.name() == n.name());
+    CHECK(m.target() == n.target());
+    CHECK(m.op() == n.op());
+    CHECK(m.signature() == n.signature());
+    REQUIRE(m.args().size() == n.args().size());
+    for (std::size_t i = 0; i < m.args().size(); ++i) {
+      CHECK(m.args()[i] == n.args()[i]);
+      CHECK(name_of(a, m.args()[i]) == name_of(b, n.args()[i]));
+    }
+    REQUIRE(m.kwargs().size() == n.kwargs().size());
+    for (std::size_t i = 0; i < m.kwargs().size(); ++i) {
+      CHECK(m.kwargs()[i].name == n.kwargs()[i].name);
+      CHECK(m.kwargs()[i].value == n.kwargs()[i].value);
+      CHECK(name_of(a, m.kwargs()[i].value) == name_of(b, n.kwargs()[i].value));
+    }
+    REQUIRE(m.num_users() == n.num_users());
+    for (std::size_t i = 0; i < m.num_users(); ++i) CHECK(a[m.users()[i]].name() == b[n.users()[i]].name());
+    CHECK(m.meta == n.meta);
+    CHECK(m.annotations == n.annotations);
+    x = a.next(x);
+    y = b.next(y);
+  }
+  CHECK(x == no_node);
+  CHECK(y == no_node);
+  CHECK(a.annotations == b.annotations);
+}
+
+/// The node called `name` (must exist).
+const Node& node(const Graph& g, std::string_view name) {
+  NodeId id = g.find(name);
+  REQUIRE_MESSAGE(id != no_node, "no node " << name);
+  return g[id];
+}
+
+}  // namespace
+
+TEST_CASE("every FX text graph in tests/data reads, verifies and round-trips byte for byte") {
+  auto files = fx_files();
+  REQUIRE(files.size() >= 9);  // seed_mlp, resnet18 and gpt2, three stages each
+  for (const auto& path : files) {
+    INFO(path.filename().string());
+    std::string text = slurp(path);
+    Graph g = io::read_fx_text(text, path.filename().string());
+    CHECK_NOTHROW(verify(g));
+    // torch counts len(graph.nodes): one node per `%` line plus the output.
+    std::size_t defs = 0;
+    for (std::size_t p = text.find("\n    %"); p != std::string::npos; p = text.find("\n    %", p + 1)) ++defs;
+    CHECK(g.size() == defs + 1);
+    CHECK(g[g.last()].kind() == NodeKind::Output);
+
+    std::string written = io::write_fx_text(g);
+    CHECK(written == text);
+    Graph again = io::read_fx_text(written, "written");
+    check_same_graph(g, again);
+  }
+}
+
+TEST_CASE("seed_mlp: ops, kwargs of every kind and users as the file says") {
+  Graph g = io::read_fx_text(slurp(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt"));
+  CHECK(g.size() == 19);
+  const Node& x = node(g, "x");
+  CHECK(x.kind() == NodeKind::Placeholder);
+  CHECK(x.target() == "x");
+  const Node& mm = node(g, "mm");
+  CHECK(mm.kind() == NodeKind::CallFunction);
+  CHECK(op_name(mm.op()) == "aten.mm.default");
+  CHECK(mm.target().empty());  // spelled as FX spells the op: nothing kept
+  REQUIRE(mm.args().size() == 2);
+  CHECK(mm.args()[0].node() == g.find("x"));
+  CHECK(mm.args()[1].node() == g.find("p_ws_0"));
+  CHECK(x.num_users() == 1);
+  CHECK(g[x.users()[0]].name() == "mm");
+
+  const Node& sc = node(g, "scale_cast");
+  CHECK(op_name(sc.op()) == "seedlib.scale_cast.default");
+  REQUIRE(sc.kwargs().size() == 3);
+  CHECK(sc.kwargs()[0].name == "dtype");
+  CHECK(sc.kwargs()[0].value == Value(ScalarType::Float));
+  CHECK(sc.kwargs()[1].name == "clamp");
+  CHECK(sc.kwargs()[1].value == Value(true));
+  CHECK(sc.kwargs()[2].name == "scale");
+  CHECK(sc.kwargs()[2].value == Value(0.5));
+
+  const Node& gelu = node(g, "gelu");
+  REQUIRE(gelu.kwarg("approximate"));
+  CHECK(*gelu.kwarg("approximate") == Value("tanh"));  // a bare word in kwargs is a string
+
+  const Node& sum = node(g, "sum_1");
+  REQUIRE(sum.args().size() == 3);
+  CHECK(sum.args()[1] == Value::list({1}));
+  CHECK(sum.args()[2] == Value(true));
+
+  const Node& out = g[g.last()];
+  REQUIRE(out.args().size() == 1);
+  CHECK(out.args()[0] == Value::tuple({NodeRef{g.find("sum_1")}}));
+}
+
+TEST_CASE("every literal FX prints reads into its Value kind and writes back the same") {
+  const std::string text =
+      "graph():\n"
+      "    %a : [num_users=3] = placeholder[target=a]\n"
+      "    %b : [num_users=1] = placeholder[target=b]\n"
+      "    %f : [num_users=1] = call_function[target=torch.ops.mylib.literals.default](args = ("
+      "%a, 3, -7, 9223372036854775807, -9223372036854775808, 0.5, 1.0, -0.0, 1e-05, 1.5e+16, "
+      "-3.4028234663852886e+38, inf, -inf, nan, True, False, None), kwargs = {})\n"
+      "    %g : [num_users=1] = call_function[target=torch.ops.mylib.consts.default](args = ("
+      "%f, torch.float32, torch.bfloat16, torch.float8_e4m3fn, torch.int64, torch.bool, torch.complex64, "
+      "torch.uint8, torch.strided, torch.sparse_coo, torch.contiguous_format, torch.channels_last, "
+      "torch.channels_last_3d, torch.preserve_format), kwargs = {device: cuda:0, other: cpu, name: tanh, "
+      "empty: [], nested: [[1, 2], (3,), ((%a, %b), [])], q: 'a, b', dq: \"'q\", apo: it's})\n"
+      "    %h : [num_users=1] = call_function[target=operator.getitem](args = (%g, 0), kwargs = {})\n"
+      "    return (h, None, 1, 'str', [a])";
+  Graph g = io::read_fx_text(text);
+  CHECK_NOTHROW(verify(g));
+  CHECK(io::write_fx_text(g) == text);
+
+  const Node& f = node(g, "f");
+  REQUIRE(f.args().size() == 17);
+  CHECK(f.args()[1] == Value(3));
+  CHECK(f.args()[2] == Value(-7));
+  CHECK(f.args()[3] == Value(std::int64_t{9223372036854775807}));
+  CHECK(f.args()[4] == Value(std::numeric_limits<std::int64_t>::min()));
+  CHECK(f.args()[5] == Value(0.5));
+  CHECK(f.args()[6] == Value(1.0));
+  CHECK(f.args()[6].kind() == Value::Kind::Double);
+  CHECK(f.args()[8] == Value(1e-05));
+  CHECK(f.args()[9] == Value(1.5e16));
+  CHECK(f.args()[10] == Value(-3.4028234663852886e+38));
+  CHECK(f.args()[11] == Value(std::numeric_limits<double>::infinity()));
+  CHECK(f.args()[12] == Value(-std::numeric_limits<double>::infinity()));
+  REQUIRE(f.args()[13].get_if<double>());
+  CHECK(std::isnan(*f.args()[13].get_if<double>()));
+  CHECK(f.args()[14] == Value(true));
+  CHECK(f.args()[15] == Value(false));
+  CHECK(f.args()[16].is_none());
+
+  const Node& c = node(g, "g");
+  CHECK(c.args()[1] == Value(ScalarType::Float));
+  CHECK(c.args()[2] == Value(ScalarType::BFloat16));
+  CHECK(c.args()[3] == Value(ScalarType::Float8_e4m3fn));
+  CHECK(c.args()[4] == Value(ScalarType::Long));
+  CHECK(c.args()[5] == Value(ScalarType::Bool));
+  CHECK(c.args()[6] == Value(ScalarType::ComplexFloat));
+  CHECK(c.args()[7] == Value(ScalarType::Byte));
+  CHECK(c.args()[8] == Value(Layout::Strided));
+  CHECK(c.args()[9] == Value(Layout::Sparse));
+  CHECK(c.args()[10] == Value(MemoryFormat::Contiguous));
+  CHECK(c.args()[11] == Value(MemoryFormat::ChannelsLast));
+  CHECK(c.args()[12] == Value(MemoryFormat::ChannelsLast3d));
+  CHECK(c.args()[13] == Value(MemoryFormat::Preserve));
+  CHECK(*c.kwarg("device") == Value(Device{DeviceType::CUDA, 0}));
+  CHECK(*c.kwarg("other") == Value(Device{DeviceType::CPU, -1}));
+  CHECK(*c.kwarg("name") == Value("tanh"));
+  CHECK(*c.kwarg("empty") == Value::list({}));
+  NodeRef a{g.find("a")}, b{g.find("b")};
+  CHECK(*c.kwarg("nested") ==
+        Value::list({Value::list({1, 2}), Value::tuple({3}), Value::tuple({Value::tuple({a, b}), Value::list({})})}));
+  CHECK(*c.kwarg("q") == Value("a, b"));
+  CHECK(*c.kwarg("dq") == Value("'q"));
+  CHECK(*c.kwarg("apo") == Value("it's"));
+  CHECK(node(g, "a").num_users() == 3);  // f, g and the output
+
+  const Node& h = node(g, "h");
+  CHECK(op_name(h.op()) == "operator.getitem");
+  const Node& out = g[g.last()];
+  CHECK(out.args()[0] == Value::tuple({NodeRef{g.find("h")}, None{}, 1, "str", Value::list({a})}));
+}
+
+TEST_CASE("every dtype, layout and memory format round-trips") {
+  std::string text = "graph():\n    %c : [num_users=1] = call_function[target=torch.ops.mylib.all.default](args = (";
+  for (std::size_t i = 0; i < scalar_type_count; ++i) {
+    if (i) text += ", ";
+    text += "torch.";
+    text += torch_name(static_cast<ScalarType>(i));
+  }
+  for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(Layout::Jagged); ++i) {
+    text += ", torch.";
+    text += torch_name(static_cast<Layout>(i));
+  }
+  for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(MemoryFormat::ChannelsLast3d); ++i) {
+    text += ", torch.";
+    text += torch_name(static_cast<MemoryFormat>(i));
+  }
+  text += "), kwargs = {})\n    return c";
+  Graph g = io::read_fx_text(text);
+  const Node& c = node(g, "c");
+  REQUIRE(c.args().size() == scalar_type_count + 8 + 4);
+  for (std::size_t i = 0; i < scalar_type_count; ++i) CHECK(c.args()[i] == Value(static_cast<ScalarType>(i)));
+  CHECK(c.args()[scalar_type_count + 7] == Value(Layout::Jagged));
+  CHECK(c.args()[scalar_type_count + 8 + 3] == Value(MemoryFormat::ChannelsLast3d));
+  CHECK(io::write_fx_text(g) == text);
+  // `return c`: a single returned node, not a tuple.
+  CHECK(g[g.last()].args()[0] == Value(NodeRef{g.find("c")}));
+}
+
+TEST_CASE("node kinds: placeholder defaults, get_attr, call_method, call_module, type annotations") {
+  const std::string text =
+      "graph() -> Tuple[torch.Tensor, torch.Tensor]:\n"
+      "    %x : torch.Tensor [num_users=2] = placeholder[target=x]\n"
+      "    %alpha : [num_users=1] = placeholder[target=alpha](default=1.5)\n"
+      "    %mode : [num_users=0] = placeholder[target=mode](default=mean)\n"
+      "    %w : [num_users=1] = get_attr[target=layer1.0.weight]\n"
+      "    %view : [num_users=1] = call_method[target=view](args = (%x, -1), kwargs = {})\n"
+      "    %conv : [num_users=1] = call_module[target=layer1.0.conv](args = (%view,), kwargs = {weight: %w})\n"
+      "    %add : [num_users=2] = call_function[target=operator.add](args = (%conv, %alpha), kwargs = {})\n"
+      "    %lin : [num_users=1] = call_function[target=torch._C._nn.linear](args = (%add, %x), kwargs = {})\n"
+      "    %odd : [num_users=1] = call_function[target=mylib.f](args = (%lin,), kwargs = {})\n"
+      "    return [odd, add]";
+  Graph g = io::read_fx_text(text);
+  CHECK_NOTHROW(verify(g));
+  CHECK(io::write_fx_text(g) == text);
+  CHECK(node(g, "x").annotations == std::vector<Annotation>{{"fx.type", "torch.Tensor"}});
+  CHECK(g.annotations == std::vector<Annotation>{{"fx.return_type", "Tuple[torch.Tensor, torch.Tensor]"}});
+  CHECK(node(g, "alpha").args()[0] == Value(1.5));
+  CHECK(node(g, "mode").args()[0] == Value("mean"));
+  CHECK(node(g, "w").kind() == NodeKind::GetAttr);
+  CHECK(node(g, "w").target() == "layer1.0.weight");
+  CHECK(node(g, "view").kind() == NodeKind::CallMethod);
+  CHECK(node(g, "view").target() == "view");
+  CHECK(node(g, "conv").kind() == NodeKind::CallModule);
+  CHECK(*node(g, "conv").kwarg("weight") == Value(NodeRef{g.find("w")}));
+  CHECK(op_name(node(g, "add").op()) == "operator.add");
+  CHECK(op_name(node(g, "lin").op()) == "torch._C._nn.linear");
+  // A target FX would spell differently (no `torch.ops.`) is kept as written.
+  CHECK(op_name(node(g, "odd").op()) == "mylib.f");
+  CHECK(node(g, "odd").target() == "mylib.f");
+  check_same_graph(g, io::read_fx_text(io::write_fx_text(g)));
+}
+
+TEST_CASE("strings that would read back as something else are written quoted") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  OpId op = intern_op("mylib.strings.default");
+  std::vector<Value> args{NodeRef{x}, "1", "None", "cuda:0", "", "a, b", " pad", "'q", "it's", "torch.float32", "%x",
+                          "line\nbreak", "plain word"};
+  NodeId c = g.call(op, args);
+  g.output({NodeRef{c}});
+  std::string text = io::write_fx_text(g);
+  INFO(text);
+  CHECK(text.find("(args = (%x, '1', 'None', 'cuda:0', '', 'a, b', ' pad', \"'q\", it's, 'torch.float32', '%x', "
+                  "'line\\nbreak', plain word), kwargs = {})") != std::string::npos);
+  Graph back = io::read_fx_text(text);
+  check_same_graph(g, back);
+  CHECK(io::write_fx_text(back) == text);
+}
+
+TEST_CASE("a graph built in C++ prints as FX prints it") {
+  Graph g;
+  NodeId a = g.placeholder("a");
+  NodeId b = g.placeholder("b");
+  NodeId mm = g.call(intern_op("aten.mm.default"), {NodeRef{a}, NodeRef{b}});
+  NodeId cast = g.call(intern_op("seedlib.scale_cast.default"), {NodeRef{mm}},
+                       {{"dtype", ScalarType::BFloat16}, {"scale", 0.25}});
+  g.output({NodeRef{cast}, NodeRef{mm}});
+  CHECK(io::write_fx_text(g) ==
+        "graph():\n"
+        "    %a : [num_users=1] = placeholder[target=a]\n"
+        "    %b : [num_users=1] = placeholder[target=b]\n"
+        "    %mm : [num_users=2] = call_function[target=torch.ops.aten.mm.default](args = (%a, %b), kwargs = {})\n"
+        "    %scale_cast : [num_users=1] = call_function[target=torch.ops.seedlib.scale_cast.default](args = "
+        "(%mm,), kwargs = {dtype: torch.bfloat16, scale: 0.25})\n"
+        "    return (scale_cast, mm)");
+}
+
+TEST_CASE("lenient on what FX never prints but people type: CRLF, blank lines, trailing newline") {
+  std::string text = "graph():\r\n    %x : [num_users=1] = placeholder[target=x]\r\n\r\n"
+                     "    %r : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\r\n"
+                     "    return (r,)\r\n";
+  Graph g = io::read_fx_text(text);
+  CHECK(g.size() == 3);
+  CHECK(io::write_fx_text(g) ==
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %r : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\n"
+        "    return (r,)");
+}
