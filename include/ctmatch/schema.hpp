@@ -6,6 +6,7 @@
 //   function_schema.hpp  the FunctionSchema data (constexpr)
 //   parse.hpp            parse_schema(text): one parser for constant expressions and run time
 //   op_key.hpp           `aten::add.Tensor` -> `aten.add.Tensor`, `aten::mm` -> `aten.mm.default`
+//   print.hpp            schemas and types back to text, for messages
 //   signature.hpp        FunctionSchema -> OpSignature, defaults converted to typed Values
 //   registry.hpp         register_schema(text), find_schema(op)
 //   builtin_table.hpp    the built-in schema strings, one per line
@@ -16,5 +17,6 @@
 #include "schema/function_schema.hpp"
 #include "schema/op_key.hpp"
 #include "schema/parse.hpp"
+#include "schema/print.hpp"
 #include "schema/registry.hpp"
 #include "schema/signature.hpp"
