@@ -1,0 +1,173 @@
+#pragma once
+// Applying one rule at one node, the same way for every rule and both drivers:
+//   match (structure and the rule's check) -> safety (mutation regions, shared interior nodes)
+//   -> inside a Graph::Transaction: build the replacement before the root, redirect every use
+//      of the root to it, erase the matched nodes left without users (last first), check the
+//      touched nodes (and, on request, verify the whole graph) -> commit.
+// If the replacement declines (returns no_node), throws, or a check objects, the transaction
+// rolls back and the graph is exactly as before; the failure is counted in the rule's stats.
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../graph/graph.hpp"
+#include "../graph/verify.hpp"
+#include "builder.hpp"
+#include "rule.hpp"
+#include "safety.hpp"
+#include "stats.hpp"
+
+namespace ctmatch {
+
+/// Options common to both drivers.
+struct PassOptions {
+  /// Run the full graph verifier inside every rewrite's transaction (slow: O(graph) per
+  /// rewrite; tests use it). A cheap local check of the touched nodes always runs.
+  bool verify_each_rewrite = false;
+  /// Run the verifier once after the pass (throws GraphError if the graph is broken).
+#ifdef NDEBUG
+  bool verify_after_pass = false;
+#else
+  bool verify_after_pass = true;
+#endif
+  /// Rethrow an exception from a replacement after rolling back, instead of counting it.
+  bool rethrow = false;
+  /// Record the root of every applied match in RuleStats::roots.
+  bool record_roots = true;
+  /// Refuse matches that span a mutation (Inductor's prevent_match_across_mutations).
+  bool prevent_match_across_mutations = true;
+  /// Fixpoint driver: stop after this many rewrites (0: 16 per node of the input plus 64).
+  std::size_t max_rewrites = 0;
+};
+
+/// The state a driver keeps for one run over one graph.
+struct PassContext {
+  Graph& graph;
+  const PassOptions& options;
+  PassStats& stats;
+  MutationRegions regions;
+  NameCounter names;
+  /// Filled by apply_rule when it commits: the node that took the root's uses, the nodes
+  /// created, and the inputs of the nodes erased (for the fixpoint worklist).
+  NodeId last_replacement = no_node;
+  std::vector<NodeId> last_created;
+  std::vector<NodeId> last_erased_inputs;
+
+  PassContext(Graph& g, const PassOptions& o, PassStats& s)
+      : graph(g), options(o), stats(s), regions(g) {}
+};
+
+namespace detail {
+
+/// Nodes a rewrite touched must still be in order: every created node after its inputs, and
+/// the replacement before each of its users. A replacement that uses the root, or an existing
+/// node chosen as replacement that comes after some use, breaks this.
+inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> created, NodeId repl) {
+  auto fail = [](const std::string& m) { throw GraphError("rewrite check failed: " + m); };
+  for (NodeId c : created) {
+    if (!g[c].alive()) continue;
+    auto visit = [&](NodeId in) {
+      if (!g[in].alive()) fail(g[c].name() + " uses an erased node");
+      if (!g.comes_before(in, c)) fail(g[c].name() + " uses " + g[in].name() + ", defined after it");
+    };
+    for (const Value& v : g[c].args()) v.for_each_node(visit);
+    for (const Kwarg& k : g[c].kwargs()) k.value.for_each_node(visit);
+  }
+  if (!g[repl].alive()) fail("the replacement " + g[repl].name() + " was erased");
+  for (NodeId u : g[repl].users())
+    if (!g.comes_before(repl, u)) fail("the replacement " + g[repl].name() + " comes after its user " + g[u].name());
+}
+
+}  // namespace detail
+
+enum class ApplyResult : std::uint8_t { NoMatch, Refused, Failed, Applied };
+
+/// Tries rule `rule` (index `index` in its set) at `root`. With `why` set, says why it did not
+/// apply, or what it would do, and changes nothing (explain mode).
+template <Rule R>
+ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId root,
+                       Explanation* why = nullptr) {
+  Graph& g = cx.graph;
+  typename R::match_type m{};
+  if (!rule.match(std::as_const(g), root, m, why)) return ApplyResult::NoMatch;
+  RuleStats& st = cx.stats.rules[index];
+  std::span<const NodeId> matched = rule.matched_nodes(std::as_const(m));
+
+  if (cx.options.prevent_match_across_mutations && !cx.regions.same_region(matched)) {
+    if (why) why->say("refused: the match spans a mutating node");
+    ++st.refused;
+    return ApplyResult::Refused;
+  }
+  if constexpr (!allows_shared_interior<R>()) {
+    NodeId user = no_node;
+    if (NodeId shared = shared_interior_node(g, matched, root, &user); shared != no_node) {
+      if (why)
+        why->say("refused: interior node " + g[shared].name() + " is also used by " + g[user].name() +
+                 ", outside the match");
+      ++st.refused;
+      return ApplyResult::Refused;
+    }
+  }
+  if (why) {
+    why->say("matches");
+    return ApplyResult::Applied;
+  }
+
+  // Erase order: last first, so that an interior node loses its user before its turn.
+  NodeId order[64];
+  std::vector<NodeId> big;
+  NodeId* sorted = order;
+  if (matched.size() > 64) {
+    big.assign(matched.begin(), matched.end());
+    sorted = big.data();
+  } else {
+    std::copy(matched.begin(), matched.end(), order);
+  }
+  std::sort(sorted, sorted + matched.size(), [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
+
+  std::size_t ids_before = g.id_bound();
+  std::size_t live_before = g.size();
+  try {
+    Graph::Transaction tx(g);
+    RewriteBuilder b(g, root, cx.names);
+    NodeId repl = rule.replace(b, std::as_const(m));
+    if (repl == no_node || repl == root) throw GraphError("the replacement declined");
+    if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
+    g.replace_all_uses(root, repl);
+    cx.last_erased_inputs.clear();
+    for (std::size_t i = 0; i < matched.size(); ++i) {
+      NodeId n = sorted[i];
+      if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
+      auto note = [&](NodeId in) { cx.last_erased_inputs.push_back(in); };
+      for (const Value& v : g[n].args()) v.for_each_node(note);
+      for (const Kwarg& k : g[n].kwargs()) k.value.for_each_node(note);
+      g.erase(n);
+    }
+    detail::check_rewrite_locally(g, b.created(), repl);
+    if (cx.options.verify_each_rewrite) verify(g);
+    tx.commit();
+
+    // Committed: carry the root's metadata over to a new replacement that has none.
+    bool repl_is_new = repl >= ids_before;
+    if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) g[repl].meta = g[root].meta;
+    for (NodeId c : b.created()) cx.regions.inherit(c, root);
+    std::size_t added = g.id_bound() - ids_before;
+    st.nodes_added += added;
+    st.nodes_removed += live_before + added - g.size();
+    ++st.matches;
+    if (cx.options.record_roots) st.roots.push_back(root);
+    cx.last_replacement = repl;
+    cx.last_created.assign(b.created().begin(), b.created().end());
+    return ApplyResult::Applied;
+  } catch (const std::exception& e) {
+    ++st.failed;
+    if (st.first_error.empty()) st.first_error = std::string(g[root].name()) + ": " + e.what();
+    if (cx.options.rethrow) throw;
+    return ApplyResult::Failed;
+  }
+}
+
+}  // namespace ctmatch

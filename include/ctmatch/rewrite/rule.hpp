@@ -1,0 +1,85 @@
+#pragma once
+// The rule concept: what the pass drivers need of a rewrite rule, whether it was written in
+// the pattern DSL (rewrite/declarative.hpp, rewrite/callback.hpp) or by hand in plain C++.
+//
+// A rule
+//   - has a name (`name()`), reported in the statistics; two rules may share one name (Inductor
+//     registers mm_bias twice, once per operand order, and counts both as `mm_bias`);
+//   - names its root op(s) (`root_ops()`): the driver tries it only on nodes with one of these
+//     ops, through a table indexed by op id;
+//   - matches at a root node (`match(graph, root, m, why)`): checks the structure and the rule's
+//     own check, and records what it found in its `match_type` — the bindings and the matched
+//     nodes (every node the pattern covers that is not a leaf, root included). On failure it
+//     returns false and, when `why` is not null, says why (explain mode; nothing is paid when
+//     `why` is null);
+//   - builds its replacement (`replace(builder, m)`): creates new nodes through the builder,
+//     which inserts them just before the root, and returns the node that takes over every use
+//     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
+//
+// The driver does the rest, identically for every rule (rewrite/apply.hpp): the safety checks,
+// a Graph::Transaction around the rewrite, redirecting the root's uses, erasing the matched
+// nodes left without users (last first), carrying the root's dtype/shape over to the new node,
+// and the statistics. A rule never mutates the graph except through the builder.
+//
+// Safety is derived from the rule's matched nodes, not written by hand on each node:
+//   - an interior matched node (not the root) that has a user outside the match is refused,
+//     because the rewrite would have to keep it alive and compute it twice; a rule that wants
+//     this anyway says `static constexpr bool allows_shared_interior = true;`
+//   - a match whose nodes lie in different mutation regions (a node that writes an argument,
+//     `Tensor(a!)` in its schema or an `out=` kwarg, lies between them) is refused, as
+//     Inductor's `prevent_match_across_mutations` does.
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "../graph/graph.hpp"
+
+namespace ctmatch {
+
+class RewriteBuilder;
+
+/// Why a rule did not match or was refused, filled only in explain mode.
+struct Explanation {
+  std::string text;
+  void say(std::string_view s) {
+    if (!text.empty()) text += "; ";
+    text += s;
+  }
+};
+
+/// A small fixed-capacity list of the nodes a match covers (no allocation per attempt).
+/// Hand-written rules use it in their match_type; N is the pattern's node count.
+template <std::size_t N>
+struct MatchedNodes {
+  std::array<NodeId, N> ids{};
+  std::uint8_t count = 0;
+  void push(NodeId id) { ids[count++] = id; }
+  void clear() { count = 0; }
+  std::span<const NodeId> span() const { return {ids.data(), count}; }
+};
+
+template <class R>
+concept Rule = requires(const R& r, const Graph& g, NodeId n, typename R::match_type& m,
+                        const typename R::match_type& cm, RewriteBuilder& b, Explanation* why) {
+  { r.name() } -> std::convertible_to<std::string_view>;
+  { r.root_ops() } -> std::convertible_to<std::span<const OpId>>;
+  { r.match(g, n, m, why) } -> std::same_as<bool>;
+  { r.matched_nodes(cm) } -> std::convertible_to<std::span<const NodeId>>;
+  { r.replace(b, cm) } -> std::same_as<NodeId>;
+};
+
+/// Whether the rule opted out of the "no users outside the match" check on interior nodes.
+template <class R>
+constexpr bool allows_shared_interior() {
+  if constexpr (requires { R::allows_shared_interior; })
+    return static_cast<bool>(R::allows_shared_interior);
+  else
+    return false;
+}
+
+}  // namespace ctmatch

@@ -1,0 +1,95 @@
+#pragma once
+// What a pass reports: per rule, how often it fired, on which roots, how many nodes it added
+// and removed, how many matches the safety checks refused and how many rewrites failed and were
+// rolled back; for the pass, the time, the nodes visited and, for the fixpoint driver, whether
+// the iteration cap was hit.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../graph/graph.hpp"
+
+namespace ctmatch {
+
+struct RuleStats {
+  std::string name;
+  std::size_t matches = 0;        // rewrites applied (committed)
+  std::size_t nodes_added = 0;
+  std::size_t nodes_removed = 0;
+  std::size_t refused = 0;        // matched, but refused by a safety check
+  std::size_t failed = 0;         // declined or threw during the rewrite: rolled back
+  std::vector<NodeId> roots;      // the root of every applied match, in application order
+  std::string first_error;        // message of the first failure, if any
+
+  void merge(const RuleStats& o) {
+    matches += o.matches;
+    nodes_added += o.nodes_added;
+    nodes_removed += o.nodes_removed;
+    refused += o.refused;
+    failed += o.failed;
+    roots.insert(roots.end(), o.roots.begin(), o.roots.end());
+    if (first_error.empty()) first_error = o.first_error;
+  }
+};
+
+struct PassStats {
+  /// One entry per rule of the set, in declaration order (a name may appear twice).
+  std::vector<RuleStats> rules;
+  std::size_t nodes_before = 0;
+  std::size_t nodes_after = 0;
+  std::size_t visited = 0;     // candidate roots visited (fixpoint: including re-visits)
+  std::size_t attempts = 0;    // rule match attempts
+  double seconds = 0;          // wall time of the pass
+  bool cap_hit = false;        // fixpoint only: stopped at the rewrite cap, not at a fixed point
+  std::size_t cap = 0;         // fixpoint only: the cap that was in force
+
+  std::size_t total_matches() const {
+    std::size_t n = 0;
+    for (const RuleStats& r : rules) n += r.matches;
+    return n;
+  }
+  /// Statistics merged by rule name, in order of first declaration.
+  std::vector<RuleStats> by_name() const {
+    std::vector<RuleStats> out;
+    for (const RuleStats& r : rules) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const RuleStats& o) { return o.name == r.name; });
+      if (it == out.end()) out.push_back(r);
+      else it->merge(r);
+    }
+    return out;
+  }
+  /// Rule name -> number of matches, for rules that fired (as expected_dev.json lists them).
+  std::map<std::string, std::size_t> matches() const {
+    std::map<std::string, std::size_t> m;
+    for (const RuleStats& r : rules)
+      if (r.matches) m[r.name] += r.matches;
+    return m;
+  }
+  /// Rule name -> sorted names of the roots it fired on (as expected_dev.json lists them).
+  std::map<std::string, std::vector<std::string>> root_names(const Graph& g) const {
+    std::map<std::string, std::vector<std::string>> m;
+    for (const RuleStats& r : rules)
+      for (NodeId id : r.roots) m[r.name].push_back(g[id].name());
+    for (auto& [name, v] : m) std::sort(v.begin(), v.end());
+    return m;
+  }
+};
+
+/// Op name -> number of call_function nodes (as torch spells the target, without
+/// `torch.ops.`: `aten.mm.default`, `operator.getitem`), the `hist` of the tools.
+inline std::map<std::string, std::size_t> op_histogram(const Graph& g) {
+  std::vector<std::size_t> counts;
+  for (const Node& n : g.nodes()) {
+    if (n.kind() != NodeKind::CallFunction) continue;
+    if (n.op() >= counts.size()) counts.resize(n.op() + 1, 0);
+    ++counts[n.op()];
+  }
+  std::map<std::string, std::size_t> h;
+  for (OpId op = 0; op < counts.size(); ++op)
+    if (counts[op]) h.emplace(std::string(op_name(op)), counts[op]);
+  return h;
+}
+
+}  // namespace ctmatch

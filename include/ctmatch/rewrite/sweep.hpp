@@ -1,0 +1,67 @@
+#pragma once
+// sweep: one pass that gives exactly the results of PyTorch Inductor's
+// `PatternMatcherPass.apply` (torch/_inductor/pattern_matcher.py) on the same rules:
+//   1. The candidates are the nodes present when the pass starts whose op is the root op of
+//      some enabled rule. They are visited once each, last node first. Nodes a rewrite creates
+//      are not visited; candidates a rewrite erased are skipped.
+//   2. At a candidate, its rules are tried in declaration order while the node is alive: every
+//      rule that matches (and passes its check and the safety checks) is applied at once.
+//   3. A rewrite inserts its new nodes just before the root, redirects every use of the root,
+//      then erases the matched nodes left without users, last first (rewrite/apply.hpp).
+#include <chrono>
+#include <vector>
+
+#include "../graph/verify.hpp"
+#include "apply.hpp"
+#include "rule_set.hpp"
+
+namespace ctmatch {
+
+/// Fills `stats.rules` with one entry per rule of the set, names set.
+template <class Set>
+void init_rule_stats(const Set& set, PassStats& stats) {
+  stats.rules.assign(Set::size, RuleStats{});
+  for (std::size_t i = 0; i < Set::size; ++i) stats.rules[i].name = std::string(set.name(i));
+}
+
+namespace detail {
+/// Tries the rules of `table` for node `n` in order while it is alive; returns the number
+/// applied.
+template <class Set>
+std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx, NodeId n) {
+  std::size_t applied = 0;
+  for (std::uint16_t i : table.rules_for(cx.graph[n].op())) {
+    if (!cx.graph[n].alive()) break;
+    ++cx.stats.attempts;
+    ApplyResult r = set.visit(i, [&](const auto& rule) { return apply_rule(rule, i, cx, n); });
+    if (r == ApplyResult::Applied) ++applied;
+  }
+  return applied;
+}
+}  // namespace detail
+
+template <class Set>
+PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
+  PassStats stats;
+  init_rule_stats(set, stats);
+  stats.nodes_before = g.size();
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    DispatchTable table(set);
+    PassContext cx(g, options, stats);
+    std::vector<NodeId> candidates;
+    for (NodeId id = g.first(); id != no_node; id = g.next(id))
+      if (g[id].kind() == NodeKind::CallFunction && table.has_rules(g[id].op())) candidates.push_back(id);
+    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+      if (!g[*it].alive()) continue;
+      ++stats.visited;
+      detail::try_rules_at(set, table, cx, *it);
+    }
+  }
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.nodes_after = g.size();
+  if (options.verify_after_pass) verify(g);
+  return stats;
+}
+
+}  // namespace ctmatch

@@ -1,0 +1,198 @@
+// The pass drivers with hand-written rules on small built graphs: sweep order and Inductor's
+// semantics, fixpoint, dispatch and rule order, statistics, explain.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "hand_rules.hpp"
+
+using namespace ctmatch;
+using namespace rwtest;
+
+namespace {
+PassOptions checked() {
+  PassOptions o;
+  o.verify_each_rewrite = true;
+  o.verify_after_pass = true;
+  return o;
+}
+std::size_t count_op(const Graph& g, OpId op) {
+  std::size_t n = 0;
+  for (const Node& x : g.nodes()) n += x.op() == op;
+  return n;
+}
+// x -> view -> view -> view -> output
+Graph view_chain(int length) {
+  Graph g;
+  NodeId prev = g.placeholder("x");
+  for (int i = 0; i < length; ++i) prev = g.call(view_op(), {NodeRef{prev}, ints({4, i + 1})});
+  g.output({NodeRef{prev}});
+  return g;
+}
+}  // namespace
+
+TEST_CASE("sweep visits the starting nodes once, last first, and not the nodes it creates") {
+  // view_2(view_1(view(x))): the sweep rewrites at view_2 (its input view_1 is a view), which
+  // erases view_1; the new view(view(x)) is not revisited, as in Inductor.
+  Graph g = view_chain(3);
+  auto rules = rule_set(ViewView<>{});
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[0].matches == 1);
+  REQUIRE(st.rules[0].roots.size() == 1);
+  CHECK(g[st.rules[0].roots[0]].name() == "view_2");
+  CHECK(count_op(g, view_op()) == 2);
+  CHECK(st.rules[0].nodes_added == 1);
+  CHECK(st.rules[0].nodes_removed == 2);
+  CHECK(st.nodes_before == 5);
+  CHECK(st.nodes_after == 4);
+  CHECK(st.visited == 2);  // view_2, then view (view_1 was erased: skipped)
+  // The new node sits where the root was, takes the root's uses and keeps its size.
+  NodeId out = g.last();
+  NodeId newest = g[out].args()[0].items()->at(0).node();
+  CHECK(g[newest].op() == view_op());
+  CHECK(*g[newest].arg(1) == ints({4, 3}));
+  CHECK(g[input_node(g, newest, 0)].name() == "view");
+
+  // fixpoint goes on: the new node is revisited and the chain collapses to one view.
+  Graph h = view_chain(3);
+  PassStats fx = fixpoint(h, rules, checked());
+  CHECK(fx.rules[0].matches == 2);
+  CHECK(count_op(h, view_op()) == 1);
+  CHECK_FALSE(fx.cap_hit);
+}
+
+TEST_CASE("sweep on a long chain: every other pair") {
+  Graph g = view_chain(10);
+  auto rules = rule_set(ViewView<>{});
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[0].matches == 5);
+  CHECK(count_op(g, view_op()) == 5);
+  Graph h = view_chain(10);
+  CHECK(fixpoint(h, rules, checked()).rules[0].matches == 9);
+  CHECK(count_op(h, view_op()) == 1);
+}
+
+TEST_CASE("rules are dispatched by root op and tried in declaration order; the first that applies wins") {
+  // add(mm(a, b), mm_1(c, d)): both registrations of mm_bias match; the first one (mm as the
+  // first operand) must win, so the result is addmm(mm_1, a, b).
+  Graph g;
+  NodeId a = g.placeholder("a"), b = g.placeholder("b"), c = g.placeholder("c"), d = g.placeholder("d");
+  NodeId mm0 = g.call(mm_op(), {NodeRef{a}, NodeRef{b}});
+  NodeId mm1 = g.call(mm_op(), {NodeRef{c}, NodeRef{d}});
+  NodeId add = g.call(add_op(), {NodeRef{mm0}, NodeRef{mm1}});
+  g.output({NodeRef{add}});
+  auto rules = rule_set(ViewView<>{}, MmBias<false>{}, MmBias<true>{});
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[1].matches == 1);
+  CHECK(st.rules[2].matches == 0);
+  CHECK(st.matches() == std::map<std::string, std::size_t>{{"mm_bias", 1}});
+  CHECK(st.attempts == 1);  // only the add is a candidate; the first rule erased it
+  CHECK(count_op(g, addmm_op()) == 1);
+  CHECK(count_op(g, mm_op()) == 1);
+  NodeId addmm = g[g.last()].args()[0].items()->at(0).node();
+  CHECK(input_node(g, addmm, 0) == mm1);
+  CHECK(input_node(g, addmm, 1) == a);
+}
+
+TEST_CASE("the second registration fires when only it matches; stats merge by name") {
+  Graph g;
+  NodeId a = g.placeholder("a"), b = g.placeholder("b"), bias = g.placeholder("bias");
+  NodeId mm0 = g.call(mm_op(), {NodeRef{a}, NodeRef{b}});
+  NodeId add = g.call(add_op(), {NodeRef{bias}, NodeRef{mm0}});
+  NodeId mm1 = g.call(mm_op(), {NodeRef{a}, NodeRef{b}});
+  NodeId add1 = g.call(add_op(), {NodeRef{mm1}, NodeRef{bias}});
+  // alpha blocks the rule: this add stays
+  NodeId mm2 = g.call(mm_op(), {NodeRef{a}, NodeRef{b}});
+  NodeId add2 = g.call(add_op(), {NodeRef{mm2}, NodeRef{bias}}, {{"alpha", Value(std::int64_t{2})}});
+  g.output({NodeRef{add}, NodeRef{add1}, NodeRef{add2}});
+  auto rules = rule_set(MmBias<false>{}, MmBias<true>{});
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[0].matches == 1);
+  CHECK(st.rules[1].matches == 1);
+  auto merged = st.by_name();
+  REQUIRE(merged.size() == 1);
+  CHECK(merged[0].matches == 2);
+  CHECK(st.root_names(g).at("mm_bias") == std::vector<std::string>{"add", "add_1"});
+  CHECK(count_op(g, addmm_op()) == 2);
+  CHECK(g[add2].alive());
+}
+
+TEST_CASE("a rule that replaces the root by an existing node adds nothing") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId p1 = g.call(permute_op(), {NodeRef{x}, ints({1, 2, 0})});
+  NodeId p2 = g.call(permute_op(), {NodeRef{p1}, ints({2, 0, 1})});
+  NodeId r = g.call(relu_op(), {NodeRef{p2}});
+  NodeId q1 = g.call(permute_op(), {NodeRef{r}, ints({1, 0, 2})});
+  NodeId q2 = g.call(permute_op(), {NodeRef{q1}, ints({0, 2, 1})});  // not the identity
+  g.output({NodeRef{q2}});
+  auto rules = rule_set(PermuteIdentity{});
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[0].matches == 1);
+  CHECK(st.rules[0].nodes_added == 0);
+  CHECK(st.rules[0].nodes_removed == 2);
+  CHECK(input_node(g, r, 0) == x);
+  CHECK(g[q2].alive());
+
+  // explain says why q2 does not match and that p2 would (on a fresh graph).
+  auto ex = explain(g, rules, q2);
+  REQUIRE(ex.size() == 1);
+  CHECK_FALSE(ex[0].matches);
+  CHECK(ex[0].why.find("identity") != std::string::npos);
+  auto none = explain(g, rules, r);
+  CHECK(none.empty());
+  CHECK(format_explanations(g, r, none).find("no rule") != std::string::npos);
+}
+
+TEST_CASE("rule selection by name leaves the others out of the table") {
+  Graph g = view_chain(2);
+  auto rules = rule_set(ViewView<>{}, PermuteIdentity{});
+  std::vector<std::string> keep{"permute_identity", "nope"};
+  CHECK(rules.enable_only(keep) == std::vector<std::string>{"nope"});
+  CHECK(sweep(g, rules, checked()).total_matches() == 0);
+  rules.enable_all();
+  CHECK(sweep(g, rules, checked()).total_matches() == 1);
+  CHECK(rules.names() == std::vector<std::string>{"view_view", "permute_identity"});
+  auto both = concat(rules, rule_set(MmBias<false>{}));
+  CHECK(decltype(both)::size == 3);
+  CHECK(both.name(2) == "mm_bias");
+}
+
+TEST_CASE("fixpoint stops at its cap and says so") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId r = g.call(relu_op(), {NodeRef{x}});
+  g.output({NodeRef{r}});
+  PassOptions o = checked();
+  o.max_rewrites = 25;
+  PassStats st = fixpoint(g, rule_set(ReluAgain{}), o);
+  CHECK(st.cap_hit);
+  CHECK(st.cap == 25);
+  CHECK(st.rules[0].matches == 25);
+  CHECK(count_op(g, relu_op()) == 1);
+  verify(g);
+}
+
+TEST_CASE("metadata of the root carries over to the new node") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId v1 = g.call(view_op(), {NodeRef{x}, ints({8})});
+  NodeId v2 = g.call(view_op(), {NodeRef{v1}, ints({2, 4})});
+  g[v2].meta.dtype = ScalarType::Half;
+  g[v2].meta.shape = std::vector<Value>{Value(std::int64_t{2}), Value(std::int64_t{4})};
+  g.output({NodeRef{v2}});
+  sweep(g, rule_set(ViewView<>{}), checked());
+  NodeId nv = g[g.last()].args()[0].items()->at(0).node();
+  CHECK(nv != v2);
+  CHECK(g[nv].meta.dtype == ScalarType::Half);
+  CHECK(g[nv].meta.shape->size() == 2);
+}
+
+TEST_CASE("new node names are fresh and FX-like, also when many share a base") {
+  Graph g = view_chain(400);
+  PassStats st = sweep(g, rule_set(ViewView<>{}), checked());
+  CHECK(st.rules[0].matches == 200);
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
+  verify(g);
+}
