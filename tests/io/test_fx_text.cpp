@@ -325,3 +325,41 @@ TEST_CASE("lenient on what FX never prints but people type: CRLF, blank lines, t
         "    %r : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\n"
         "    return (r,)");
 }
+
+TEST_CASE("the op's schema decides how a bare word reads: str, Device or symbolic int") {
+  const std::string text =
+      "graph():\n"
+      "    %x : [num_users=3] = placeholder[target=x]\n"
+      "    %gelu : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%x,), kwargs = {approximate: cpu})\n"
+      "    %gelu_1 : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%x,), kwargs = {approximate: 1})\n"
+      "    %div : [num_users=1] = call_function[target=torch.ops.aten.div.Tensor_mode](args = (%x, %x), kwargs = {rounding_mode: None})\n"
+      "    %full : [num_users=0] = call_function[target=torch.ops.aten.full.default](args = ([2, 3], 0.0), kwargs = {dtype: torch.float32, device: cuda:1})\n"
+      "    %view : [num_users=1] = call_function[target=torch.ops.aten.view.default](args = (%gelu, [s0, 128]), kwargs = {})\n"
+      "    %other : [num_users=1] = call_function[target=torch.ops.mylib.other.default](args = (%view, s0), kwargs = {approximate: tanh, where: cuda})\n"
+      "    return (other, gelu_1, div)";
+  Graph g = io::read_fx_text(text);
+  CHECK_NOTHROW(verify(g));
+  CHECK(io::write_fx_text(g) == text);
+  // `str approximate`: the word is the string even when it looks like a device or a number.
+  CHECK(*node(g, "gelu").kwarg("approximate") == Value("cpu"));
+  CHECK(*node(g, "gelu_1").kwarg("approximate") == Value("1"));
+  CHECK(node(g, "div").kwarg("rounding_mode")->is_none());
+  // `Device? device`
+  CHECK(*node(g, "full").kwarg("device") == Value(Device{DeviceType::CUDA, 1}));
+  // `SymInt[] size`: a word that is not a number is a symbolic int.
+  CHECK(node(g, "view").args()[1] == Value::list({SymInt{"s0"}, 128}));
+  // No schema: a device-shaped word is a Device, any other word a string.
+  CHECK(node(g, "other").signature() == nullptr);
+  CHECK(node(g, "other").args()[1] == Value("s0"));
+  CHECK(*node(g, "other").kwarg("approximate") == Value("tanh"));
+  CHECK(*node(g, "other").kwarg("where") == Value(Device{DeviceType::CUDA, -1}));
+  // Known ops are bound to their signature: schema arguments resolve by name, defaults included.
+  const Node& gelu = node(g, "gelu");
+  REQUIRE(gelu.signature() != nullptr);
+  REQUIRE(gelu.arg("self"));
+  CHECK(gelu.arg("self")->node() == g.find("x"));
+  const Node& full = node(g, "full");
+  REQUIRE(full.arg("layout"));
+  CHECK(full.arg("layout")->is_none());  // omitted: its default
+  CHECK(!full.arg_written(static_cast<std::size_t>(full.signature()->find("layout"))));
+}

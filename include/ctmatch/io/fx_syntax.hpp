@@ -8,13 +8,9 @@
 #include <string_view>
 
 #include "../graph/op.hpp"
-#include "../schema/function_schema.hpp"
-// The builtin schema table is written alongside this reader; until it is in the tree, ops read
-// without schemas (their args kept as written).
-#if __has_include("../schema/builtin.hpp")
 #include "../schema/builtin.hpp"
-#define CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS 1
-#endif
+#include "../schema/function_schema.hpp"
+#include "../schema/registry.hpp"
 
 namespace ctmatch::io::fx {
 
@@ -51,19 +47,11 @@ enum class SlotHint : std::uint8_t {
 };
 
 /// Registers the builtin schemas (once per process), so that known ops bind their signature.
-inline void ensure_schemas() {
-#ifdef CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS
-  schema::ensure_builtin_schemas();
-#endif
-}
+inline void ensure_schemas() { schema::ensure_builtin_schemas(); }
 
 /// The schema of an op, or nullptr when none is known.
-inline const schema::FunctionSchema* schema_of([[maybe_unused]] OpId op) {
-#ifdef CTMATCH_IO_FX_HAVE_BUILTIN_SCHEMAS
+inline const schema::FunctionSchema* schema_of(OpId op) {
   return op == no_op ? nullptr : schema::find_schema(op);
-#else
-  return nullptr;
-#endif
 }
 
 inline SlotHint hint_of(const schema::Type& t) {
