@@ -1,0 +1,105 @@
+#pragma once
+// Bindings: what a match captures, in one flat struct whose layout is computed at compile time.
+//
+// Every pattern element lists the names it binds as an Mp11 list of binding<name<"a">, T>
+// (T is the stored type: NodeId for a Tensor placeholder, ValueRef for other placeholders, the
+// slot's stored type for slots). A pattern's list is the union over its elements; BindingStore
+// inherits one cell per binding, so a name's storage is found by its index in the list at
+// compile time. A bit mask says which names are bound so far: the first occurrence of a name
+// binds, a later one compares. The whole matching State (store + the matched node of every
+// pattern op call) is trivially copyable, so an alternative or a commutative retry saves it by
+// copy and restores it on failure.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/set.hpp>
+
+#include "../graph/graph.hpp"
+#include "failure.hpp"
+#include "fixed_string.hpp"
+
+namespace ctmatch::pattern {
+
+namespace mp = boost::mp11;
+
+/// One name a pattern binds and the type it is stored as.
+template <class Name, class T>
+struct binding {
+  using name_type = Name;
+  using type = T;
+};
+
+namespace detail {
+template <class B>
+using binding_name = typename B::name_type;
+
+/// The distinct bindings of a list, checked: a name bound with two types does not compile.
+template <class L>
+struct unique_bindings {
+  using type = mp::mp_unique<L>;
+  using names = mp::mp_transform<binding_name, type>;
+  static constexpr bool distinct = mp::mp_is_set<names>::value;
+};
+}  // namespace detail
+
+/// The names of a binding list, as a type list of name<"...">. What a rewrite checks its
+/// replacement's placeholders against.
+template <class Bindings>
+using names_of = mp::mp_transform<detail::binding_name, Bindings>;
+
+template <class B>
+struct binding_cell {
+  typename B::type value{};
+};
+
+template <class L>
+struct BindingStore;
+template <class... B>
+struct BindingStore<mp::mp_list<B...>> : binding_cell<B>... {
+  static_assert(sizeof...(B) <= 64, "ctmatch: a pattern binds at most 64 names");
+  std::uint64_t bound = 0;  // bit i: the i-th binding holds a value
+};
+
+/// Everything one match attempt writes.
+template <class Bindings, std::size_t NodeCount>
+struct State {
+  BindingStore<Bindings> b;
+  std::array<NodeId, NodeCount> nodes;  // per pattern op call, in Match's node order
+};
+
+/// What the matcher passes down the pattern: the graph, the state, the explain sink (report
+/// failures only under `if constexpr (Ctx::explaining)`: NoExplain has no fail()).
+template <class Bindings, std::size_t NodeCount, class Sink>
+struct Context {
+  using bindings = Bindings;
+  static constexpr bool explaining = Sink::enabled;
+  const Graph& g;
+  State<Bindings, NodeCount>& st;
+  Sink& sink;
+
+  /// What `Name` holds (meaningful once bound).
+  template <class Name>
+  const auto& bound() const {
+    constexpr std::size_t i = mp::mp_find<names_of<Bindings>, Name>::value;
+    return static_cast<const binding_cell<mp::mp_at_c<Bindings, i>>&>(st.b).value;
+  }
+  /// The first occurrence binds `v` to `Name`; a later one compares with what was bound.
+  template <class Name, class T>
+  bool bind(const T& v) {
+    constexpr std::size_t i = mp::mp_find<names_of<Bindings>, Name>::value;
+    using B = mp::mp_at_c<Bindings, i>;
+    static_assert(std::is_same_v<typename B::type, T>, "ctmatch: internal: binding type mismatch");
+    auto& cell = static_cast<binding_cell<B>&>(st.b).value;
+    constexpr std::uint64_t bit = std::uint64_t{1} << i;
+    if (st.b.bound & bit) return cell == v;
+    cell = v;
+    st.b.bound |= bit;
+    return true;
+  }
+};
+
+}  // namespace ctmatch::pattern

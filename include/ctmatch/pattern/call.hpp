@@ -1,0 +1,366 @@
+#pragma once
+// Op-call patterns: `scale_cast(aten::mm("a"_x, "b"_x), "dtype"_kw = slot<"dtype", DType>)`.
+//
+// Calling an op (op.hpp) with pattern elements and constants builds a Call. Arguments are
+// positional (the i-th goes to schema argument i) or keyword (`"name"_kw = element`); both are
+// resolved to the schema argument's index at compile time, and at match time the node's
+// argument is read with Node::arg(i), so positional, keyword and omitted-default forms match
+// alike (an absent `clamp` is its default False). Schema arguments the pattern leaves out
+// match anything, and kwargs of the node the pattern does not name do not block a match;
+// `.exact_kwargs()` asks that the node write no argument the pattern does not name.
+//
+// Compile-time errors (static_assert): a keyword the schema lacks; more positional arguments
+// than the schema takes; a required argument (no default) left out; an argument given twice;
+// an element that does not fit its argument's type; one name bound with two types.
+//
+// Options, each returning a new Call:
+//   .users<N>()       the node has exactly N distinct users       .any_users()  (the default)
+//   .exact_kwargs()   see above
+//   .commutative()    arguments 0 and 1 may match either way round (tried as written first)
+//   .named<"n">()     binds the matched node to "n" (get<"n">() is its NodeId); a later "n"_x
+//                     must be this node (multi-root patterns start from it)
+//   .where(pred)      pred(const Node&) or pred(const Node&, const Graph&) must hold
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "combinators.hpp"
+
+namespace ctmatch::pattern {
+
+/// `"dtype"_kw = element`: a keyword argument.
+template <class Name, class E>
+struct Kw {
+  E elem;
+};
+template <class Name>
+struct KwName {
+  template <class A>
+  constexpr Kw<Name, detail::element_t<A>> operator=(const A& a) const {
+    return {detail::as_element(a)};
+  }
+};
+
+/// An argument of a Call: schema index I, element E.
+template <std::size_t I, class E>
+struct Arg {
+  static constexpr std::size_t index = I;
+  using elem = E;
+};
+
+struct no_label {};
+
+template <int Users, bool Exact, bool Comm>
+struct call_opts {
+  static constexpr int users = Users;  // -1: any
+  static constexpr bool exact_kwargs = Exact;
+  static constexpr bool commutative = Comm;
+};
+using default_call_opts = call_opts<-1, false, false>;
+
+namespace detail {
+/// Schema argument `i` of node `n`: written positionally, by keyword, or its default. O(1)
+/// when the node was bound to the op's signature (the normal case); a node read before the
+/// op's schema was known falls back to looking the keyword up by name.
+template <class OpT>
+inline const Value* arg_of(const Node& n, std::size_t i) {
+  if (n.signature()) [[likely]]
+    return n.arg(i);
+  if (i < n.args().size()) return &n.args()[i];
+  if (const Value* v = n.kwarg(OpT::schema.args[i].name)) return v;
+  const OpSignature* sig = OpRegistry::global().signature(OpT::id());
+  if (sig && i < sig->params.size() && sig->params[i].default_value) return &*sig->params[i].default_value;
+  return nullptr;
+}
+inline std::string node_op_text(const Node& n) {
+  if (n.op() != no_op) return std::string(op_name(n.op()));
+  return std::string(kind_name(n.kind())) + " '" + n.name() + "'";
+}
+}  // namespace detail
+
+template <class OpT, class Opts, class Label, class... A>
+struct Call : element<Call<OpT, Opts, Label, A...>> {
+  using op_type = OpT;
+  using options = Opts;
+  Pack<typename A::elem...> args;
+  constexpr explicit Call(const typename A::elem&... e) : args(e...) {}
+  constexpr explicit Call(const Pack<typename A::elem...>& p) : args(p) {}
+
+  static constexpr std::size_t calls = 1 + (A::elem::calls + ... + 0);
+  static constexpr auto offsets = detail::call_offsets<typename A::elem...>();
+  template <std::size_t I>
+  static constexpr std::uint32_t code = detail::type_code(OpT::schema.args[I].type);
+
+  template <std::uint32_t TC>
+  static constexpr bool check() {
+    static_assert(detail::is_tensor_code(TC) || detail::is_any_code(TC),
+                  "ctmatch: an op call is used where the schema expects a non-Tensor argument");
+    return true;
+  }
+  template <std::uint32_t TC>
+  using bindings = mp::mp_append<
+      std::conditional_t<std::is_same_v<Label, no_label>, mp::mp_list<>, mp::mp_list<binding<Label, NodeId>>>,
+      typename A::elem::template bindings<code<A::index>>...>;
+
+  // Checked when the call is built: each argument against its schema type, then the names.
+  static_assert((A::elem::template check<code<A::index>>() && ...));
+  static_assert(detail::unique_bindings<bindings<detail::any_code>>::distinct,
+                "ctmatch: one name is bound with two different types");
+  static_assert(!Opts::commutative ||
+                    (OpT::schema.num_positional() >= 2 &&
+                     detail::type_code(OpT::schema.args[0].type) == detail::type_code(OpT::schema.args[1].type)),
+                "ctmatch: commutative() needs an op whose first two arguments have one type");
+
+  // ---- options ----
+  template <int N>
+  constexpr auto users() const {
+    static_assert(N >= 0, "ctmatch: users<N>() needs N >= 0 (any_users() for no constraint)");
+    return Call<OpT, call_opts<N, Opts::exact_kwargs, Opts::commutative>, Label, A...>(args);
+  }
+  constexpr auto any_users() const {
+    return Call<OpT, call_opts<-1, Opts::exact_kwargs, Opts::commutative>, Label, A...>(args);
+  }
+  constexpr auto exact_kwargs() const {
+    return Call<OpT, call_opts<Opts::users, true, Opts::commutative>, Label, A...>(args);
+  }
+  constexpr auto commutative() const {
+    return Call<OpT, call_opts<Opts::users, Opts::exact_kwargs, true>, Label, A...>(args);
+  }
+  template <fixed_string S>
+  constexpr auto named() const {
+    return Call<OpT, Opts, name<S>, A...>(args);
+  }
+
+  // ---- matching ----
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  bool match(Ctx& c, const Value* v) const {
+    NodeId id = v ? v->node() : no_node;
+    if (id == no_node) {
+      if constexpr (Ctx::explaining)
+        c.sink.fail(FailureKind::NotANode, "the result of " + std::string(OpT::name()),
+                    detail::typed_value_text(v, &c.g));
+      return false;
+    }
+    return match_root<Off>(c, id);
+  }
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  const Node& observed(Ctx& c, const Value*) const { return c.g[c.st.nodes[Off]]; }
+
+  static constexpr std::size_t root_op_count = 1;
+  static void root_ops(OpId* out) { out[0] = OpT::id(); }
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) { r[Off] = true; }
+
+  template <std::size_t Off, class Ctx>
+  bool match_root(Ctx& c, NodeId id) const {
+    if constexpr (Ctx::explaining) {
+      c.sink.enter_node(Off, OpT::name(), id);
+      bool ok = match_node<Off>(c, id);
+      c.sink.leave_node();
+      return ok;
+    } else {
+      return match_node<Off>(c, id);
+    }
+  }
+
+ private:
+  template <std::size_t Off, class Ctx>
+  bool match_node(Ctx& c, NodeId id) const {
+    const Node& n = c.g[id];
+    if (n.op() != OpT::id()) {
+      if constexpr (Ctx::explaining)
+        c.sink.fail(FailureKind::Op, std::string(OpT::name()), detail::node_op_text(n));
+      return false;
+    }
+    if constexpr (Opts::users >= 0) {
+      if (n.num_users() != static_cast<std::size_t>(Opts::users)) {
+        if constexpr (Ctx::explaining)
+          c.sink.fail(FailureKind::Users, std::to_string(Opts::users) + " user(s)",
+                      std::to_string(n.num_users()) + " user(s)");
+        return false;
+      }
+    }
+    if constexpr (Opts::exact_kwargs) {
+      if (!exact(c, n)) return false;
+    }
+    c.st.nodes[Off] = id;
+    if constexpr (!std::is_same_v<Label, no_label>) {
+      if (!c.template bind<Label>(id)) {
+        if constexpr (Ctx::explaining)
+          c.sink.fail(FailureKind::Repeated,
+                      "the node bound to '" + std::string(Label::value) + "' earlier",
+                      "'" + n.name() + "'");
+        return false;
+      }
+    }
+    if constexpr (!Opts::commutative) {
+      return match_args<false, Off>(c, n);
+    } else {
+      const auto saved = c.st;
+      if (match_args<false, Off>(c, n)) return true;
+      c.st = saved;
+      return match_args<true, Off>(c, n);
+    }
+  }
+
+  template <bool Swap, std::size_t Off, class Ctx>
+  bool match_args(Ctx& c, const Node& n) const {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (match_arg<K, Swap, Off>(c, n) && ...);
+    }(std::index_sequence_for<A...>{});
+  }
+  template <std::size_t K, bool Swap, std::size_t Off, class Ctx>
+  bool match_arg(Ctx& c, const Node& n) const {
+    using Ak = mp::mp_at_c<mp::mp_list<A...>, K>;
+    constexpr std::size_t I = Ak::index;
+    constexpr std::size_t P = !Swap ? I : I == 0 ? 1 : I == 1 ? 0 : I;
+    const Value* v = detail::arg_of<OpT>(n, P);
+    if constexpr (Ctx::explaining) {
+      c.sink.enter_arg(OpT::schema.args[P].name);
+      bool ok = pget<K>(args).template match<code<I>, Off + 1 + offsets.v[K]>(c, v);
+      c.sink.leave_arg();
+      return ok;
+    } else {
+      return pget<K>(args).template match<code<I>, Off + 1 + offsets.v[K]>(c, v);
+    }
+  }
+
+  static constexpr std::uint64_t mentioned = ((std::uint64_t{1} << A::index) | ... | std::uint64_t{0});
+
+  template <class Ctx>
+  static bool exact(Ctx& c, const Node& n) {
+    constexpr std::size_t count = OpT::schema.num_args;
+    std::size_t extra = count;  // the first written argument the pattern does not name
+    if (n.signature()) {
+      for (std::size_t i = 0; i < count && extra == count; ++i)
+        if (!((mentioned >> i) & 1u) && n.arg_written(i)) extra = i;
+    } else {  // node read before the schema was known: compare names (slow path)
+      for (std::size_t i = n.args().size(); i-- > 0;)
+        if (i >= count || !((mentioned >> i) & 1u)) extra = i < count ? i : 0;
+      for (const Kwarg& k : n.kwargs()) {
+        int i = OpT::schema.find(k.name);
+        if (i < 0 || !((mentioned >> i) & 1u)) extra = i < 0 ? 0 : static_cast<std::size_t>(i);
+      }
+    }
+    if (extra == count) return true;
+    if constexpr (Ctx::explaining)
+      c.sink.fail(FailureKind::ExactKwargs, "only the arguments the pattern names",
+                  "'" + std::string(OpT::schema.args[extra].name) + "' written");
+    (void)c;
+    return false;
+  }
+};
+
+namespace detail {
+template <class A>
+struct kw_traits {
+  static constexpr bool is_kw = false;
+  static constexpr std::string_view name = {};
+  using elem = element_t<A>;
+  static constexpr elem get(const A& a) { return as_element(a); }
+};
+template <class N, class E>
+struct kw_traits<Kw<N, E>> {
+  static constexpr bool is_kw = true;
+  static constexpr std::string_view name = N::value;
+  using elem = E;
+  static constexpr E get(const Kw<N, E>& k) { return k.elem; }
+};
+
+enum class CallError { none, unknown_kwarg, too_many_positional, given_twice, missing_required };
+
+template <std::size_t N>
+struct CallPlan {
+  std::size_t index[N + 1]{};
+  CallError error = CallError::none;
+};
+
+/// Which schema argument each call argument goes to, or the first arity/keyword error.
+template <std::size_t N>
+constexpr CallPlan<N> plan_call(const schema::FunctionSchema& s, const std::array<bool, N + 1>& is_kw,
+                                const std::array<std::string_view, N + 1>& kw) {
+  CallPlan<N> p;
+  bool given[schema::max_arguments] = {};
+  std::size_t positional = 0;
+  for (std::size_t k = 0; k < N; ++k) {
+    std::size_t i;
+    if (!is_kw[k]) {
+      i = positional++;
+      if (i >= s.num_positional()) {
+        p.error = CallError::too_many_positional;
+        return p;
+      }
+    } else {
+      int f = s.find(kw[k]);
+      if (f < 0) {
+        p.error = CallError::unknown_kwarg;
+        return p;
+      }
+      i = static_cast<std::size_t>(f);
+    }
+    if (given[i]) {
+      p.error = CallError::given_twice;
+      return p;
+    }
+    given[i] = true;
+    p.index[k] = i;
+  }
+  for (std::size_t i = 0; i < s.num_args; ++i)
+    if (!given[i] && !s.args[i].has_default) {
+      p.error = CallError::missing_required;
+      return p;
+    }
+  return p;
+}
+
+template <class OpT, class... A>
+struct call_plan {
+  static constexpr CallPlan<sizeof...(A)> value = plan_call<sizeof...(A)>(
+      OpT::schema, {kw_traits<A>::is_kw..., false}, {kw_traits<A>::name..., std::string_view{}});
+};
+
+/// What a call with an error returns, so that only the static_assert is reported.
+struct InvalidCall : element<InvalidCall> {
+  static constexpr std::size_t calls = 1;
+  template <std::uint32_t TC>
+  static constexpr bool check() { return true; }
+  template <std::uint32_t TC>
+  using bindings = mp::mp_list<>;
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  bool match(Ctx&, const Value*) const { return false; }
+  static constexpr std::size_t root_op_count = 1;
+  static void root_ops(OpId* out) { out[0] = no_op; }
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) { r[Off] = true; }
+  template <std::size_t Off, class Ctx>
+  bool match_root(Ctx&, NodeId) const { return false; }
+};
+
+template <class OpT, class... A>
+constexpr auto make_call(const A&... a) {
+  constexpr auto plan = call_plan<OpT, A...>::value;
+  static_assert(plan.error != CallError::unknown_kwarg,
+                "ctmatch: keyword argument is not in the op's schema");
+  static_assert(plan.error != CallError::too_many_positional,
+                "ctmatch: wrong arity: more positional arguments than the op's schema takes");
+  static_assert(plan.error != CallError::missing_required,
+                "ctmatch: wrong arity: a required argument of the op's schema is missing "
+                "(write _ to match anything)");
+  static_assert(plan.error != CallError::given_twice,
+                "ctmatch: an argument is given twice (positionally and by keyword)");
+  if constexpr (plan.error != CallError::none) {
+    return InvalidCall{};
+  } else {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return Call<OpT, default_call_opts, no_label,
+                  Arg<call_plan<OpT, A...>::value.index[K], typename kw_traits<A>::elem>...>(
+          kw_traits<A>::get(a)...);
+    }(std::index_sequence_for<A...>{});
+  }
+}
+}  // namespace detail
+
+}  // namespace ctmatch::pattern

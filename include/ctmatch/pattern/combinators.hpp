@@ -1,0 +1,178 @@
+#pragma once
+// Elements made of elements.
+//
+//   a | b | c          alternatives (also any_of(a, b, c)): tried in order; a failed one leaves
+//                      no binding behind (the state is restored). Names bound in only some
+//                      alternatives are bound after the match only when that alternative
+//                      matched (Match::has<"name">()).
+//   list(a, b, ...)    a list argument (`Tensor[]`, `int[]`, ...) of exactly these elements
+//   each(e)            a list argument of any length whose every element matches e (variadic
+//                      operands: `cat(each(_), 0)`); e contains no op call. Bind the whole
+//                      list with slot<"xs", TensorList> / IntList / FloatList instead, or both:
+//                      any_of is not needed, use `slot<"xs", TensorList>.where(...)`.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "leaf.hpp"
+
+namespace ctmatch::pattern {
+
+// ---- alternatives --------------------------------------------------------------------------
+template <class... E>
+struct AnyOf : element<AnyOf<E...>> {
+  static_assert(sizeof...(E) >= 1);
+  Pack<E...> alts;
+  constexpr explicit AnyOf(const E&... e) : alts(e...) {}
+
+  static constexpr std::size_t calls = (E::calls + ... + 0);
+  static constexpr auto offsets = detail::call_offsets<E...>();
+  template <std::uint32_t TC>
+  static constexpr bool check() { return (E::template check<TC>() && ...); }
+  template <std::uint32_t TC>
+  using bindings = mp::mp_append<typename E::template bindings<TC>...>;
+
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  bool match(Ctx& c, const Value* v) const {
+    const auto saved = c.st;
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (try_one<K>(c, saved, [&](const auto& e) {
+                return e.template match<TC, Off + offsets.v[K]>(c, v);
+              }) || ...);
+    }(std::index_sequence_for<E...>{});
+  }
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  const Value& observed(Ctx&, const Value* v) const { return *v; }
+
+  // As a root: every alternative must be root-capable (an op call).
+  static constexpr std::size_t root_op_count = (E::root_op_count + ... + 0);
+  static void root_ops(OpId* out) {
+    std::size_t i = 0;
+    ((E::root_ops(out + i), i += E::root_op_count), ...);
+  }
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (E::template mark_roots<Off + offsets.v[K]>(r), ...);
+    }(std::index_sequence_for<E...>{});
+  }
+  template <std::size_t Off, class Ctx>
+  bool match_root(Ctx& c, NodeId id) const {
+    const auto saved = c.st;
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (try_one<K>(c, saved, [&](const auto& e) {
+                return e.template match_root<Off + offsets.v[K]>(c, id);
+              }) || ...);
+    }(std::index_sequence_for<E...>{});
+  }
+
+ private:
+  template <std::size_t K, class Ctx, class S, class F>
+  bool try_one(Ctx& c, const S& saved, F&& f) const {
+    if (f(pget<K>(alts))) return true;
+    c.st = saved;
+    return false;
+  }
+};
+
+template <Element A, Element B>
+constexpr AnyOf<A, B> operator|(const A& a, const B& b) {
+  return AnyOf<A, B>(a, b);
+}
+template <Element... E>
+constexpr AnyOf<E...> any_of(const E&... e) {
+  return AnyOf<E...>(e...);
+}
+
+// ---- lists ---------------------------------------------------------------------------------
+template <class... E>
+struct ListPattern : element<ListPattern<E...>> {
+  Pack<E...> elems;
+  constexpr explicit ListPattern(const E&... e) : elems(e...) {}
+
+  static constexpr std::size_t calls = (E::calls + ... + 0);
+  static constexpr auto offsets = detail::call_offsets<E...>();
+  template <std::uint32_t TC>
+  static constexpr bool check() {
+    static_assert(detail::is_list_code(TC) || detail::is_any_code(TC),
+                  "ctmatch: list(...) is used where the schema argument is not a list");
+    return (E::template check<detail::elem_code(TC)>() && ...);
+  }
+  template <std::uint32_t TC>
+  using bindings = mp::mp_append<typename E::template bindings<detail::elem_code(TC)>...>;
+
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  bool match(Ctx& c, const Value* v) const {
+    const std::vector<Value>* items = v ? v->items() : nullptr;
+    if (!items || items->size() != sizeof...(E)) {
+      if constexpr (Ctx::explaining)
+        c.sink.fail(FailureKind::List, "a list of " + std::to_string(sizeof...(E)),
+                    detail::typed_value_text(v, &c.g));
+      return false;
+    }
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (match_item<K, detail::elem_code(TC), Off + offsets.v[K]>(c, &(*items)[K]) && ...);
+    }(std::index_sequence_for<E...>{});
+  }
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  const Value& observed(Ctx&, const Value* v) const { return *v; }
+
+ private:
+  template <std::size_t K, std::uint32_t EC, std::size_t Off, class Ctx>
+  bool match_item(Ctx& c, const Value* item) const {
+    if constexpr (Ctx::explaining) c.sink.enter_index(K);
+    bool ok = pget<K>(elems).template match<EC, Off>(c, item);
+    if constexpr (Ctx::explaining) c.sink.leave_arg();
+    return ok;
+  }
+};
+
+template <class... A>
+constexpr auto list(const A&... a) {
+  return ListPattern<detail::element_t<A>...>(detail::as_element(a)...);
+}
+
+template <class E>
+struct Each : element<Each<E>> {
+  static_assert(E::calls == 0, "ctmatch: each(e): e cannot contain an op call");
+  E elem;
+  constexpr explicit Each(const E& e) : elem(e) {}
+
+  static constexpr std::size_t calls = 0;
+  template <std::uint32_t TC>
+  static constexpr bool check() {
+    static_assert(detail::is_list_code(TC) || detail::is_any_code(TC),
+                  "ctmatch: each(...) is used where the schema argument is not a list");
+    return E::template check<detail::elem_code(TC)>();
+  }
+  template <std::uint32_t TC>
+  using bindings = typename E::template bindings<detail::elem_code(TC)>;
+
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  bool match(Ctx& c, const Value* v) const {
+    const std::vector<Value>* items = v ? v->items() : nullptr;
+    if (!items) {
+      if constexpr (Ctx::explaining)
+        c.sink.fail(FailureKind::List, "a list", detail::typed_value_text(v, &c.g));
+      return false;
+    }
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      if constexpr (Ctx::explaining) c.sink.enter_index(i);
+      bool ok = elem.template match<detail::elem_code(TC), Off>(c, &(*items)[i]);
+      if constexpr (Ctx::explaining) c.sink.leave_arg();
+      if (!ok) return false;
+    }
+    return true;
+  }
+  template <std::uint32_t TC, std::size_t Off, class Ctx>
+  const Value& observed(Ctx&, const Value* v) const { return *v; }
+};
+
+template <class A>
+constexpr auto each(const A& a) {
+  return Each<detail::element_t<A>>(detail::as_element(a));
+}
+
+}  // namespace ctmatch::pattern

@@ -1,0 +1,142 @@
+#pragma once
+// Why a match failed: MatchFailure records, and the two sinks the matcher is instantiated with.
+// The matcher reports a failure only through `if constexpr (Sink::enabled)`, so with NoExplain
+// (what match() uses) no text is built and no branch is left behind: explaining costs nothing
+// unless it is asked for (explain() in explain.hpp uses Explainer).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../graph/graph.hpp"
+#include "../graph/value_print.hpp"
+
+namespace ctmatch::pattern {
+
+enum class FailureKind : std::uint8_t {
+  Op,           // the node is another op (or not an op call)
+  NotANode,     // an op call was expected but the argument is not a node
+  Missing,      // the argument is absent and has no default
+  Type,         // the argument's value has another kind than the slot's type
+  Value,        // a constant differs
+  Repeated,     // a repeated name finds another node / value than the first time
+  Users,        // user-count constraint
+  ExactKwargs,  // the node writes an argument an exact_kwargs() pattern does not name
+  List,         // list length
+  Check,        // a predicate (where) or the extra_check returned false
+};
+
+constexpr std::string_view failure_kind_name(FailureKind k) {
+  constexpr std::string_view names[] = {"op",     "not a node", "missing", "type",     "value",
+                                        "repeated name", "users", "exact kwargs", "list", "check"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// One reason a pattern did not match. `pattern_node` is the index of the pattern's op call in
+/// Match's node order (see match.hpp), or npos for the whole match (extra_check).
+struct MatchFailure {
+  FailureKind kind = FailureKind::Op;
+  std::size_t pattern_node = npos;
+  std::string pattern_op;   // `aten.mm.default`
+  NodeId node = no_node;    // the graph node the pattern node was tried on
+  std::string node_name;
+  std::string argument;     // schema name of the argument (`dtype`), `[i]` inside lists; may be empty
+  std::string expected;
+  std::string found;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  /// `pattern node #1 (aten.mm.default) at 'add_3', argument 'self': op: expected aten.mm.default, found aten.add.Tensor`
+  std::string to_string() const {
+    std::string s;
+    if (pattern_node != npos) {
+      s += "pattern node #" + std::to_string(pattern_node) + " (" + pattern_op + ")";
+      if (!node_name.empty()) s += " at '" + node_name + "'";
+    } else {
+      s += "match";
+    }
+    if (!argument.empty()) s += ", argument '" + argument + "'";
+    s += ": ";
+    s += failure_kind_name(kind);
+    s += ": expected " + expected + ", found " + found;
+    return s;
+  }
+};
+
+namespace detail {
+/// A value as explanations show it: FX syntax (`torch.float32`, `[1, 2]`, `%mm_1`, `tanh`).
+inline std::string value_text(const Value& v, const Graph* g) { return ctmatch::to_string(v, g); }
+inline std::string value_text(const Value* v, const Graph* g) {
+  return v ? value_text(*v, g) : std::string("nothing (absent, no default)");
+}
+/// `<kind> <text>` as explanations show a found value: `int 3`, `ScalarType torch.float32`.
+inline std::string typed_value_text(const Value* v, const Graph* g) {
+  if (!v) return value_text(v, g);
+  return std::string(kind_name(v->kind())) + " " + value_text(*v, g);
+}
+}  // namespace detail
+
+/// The sink match() uses: nothing is recorded, nothing is built.
+struct NoExplain {
+  static constexpr bool enabled = false;
+  void enter_node(std::size_t, std::string_view, NodeId) {}
+  void leave_node() {}
+  void enter_arg(std::string_view) {}
+  void enter_index(std::size_t) {}
+  void leave_arg() {}
+};
+
+/// The sink explain() uses: records every failure with the pattern node and argument it
+/// happened at. Alternatives and commutative operands record one failure per branch tried.
+class Explainer {
+ public:
+  static constexpr bool enabled = true;
+  explicit Explainer(const Graph& g) : g_(&g) {}
+
+  void enter_node(std::size_t pattern_node, std::string_view op, NodeId node) {
+    frames_.push_back(Frame{pattern_node, std::string(op), node, {}});
+  }
+  void leave_node() { frames_.pop_back(); }
+  void enter_arg(std::string_view arg) {
+    if (!frames_.empty()) frames_.back().args.emplace_back(arg);
+  }
+  void enter_index(std::size_t i) {
+    if (!frames_.empty()) frames_.back().args.push_back("[" + std::to_string(i) + "]");
+  }
+  void leave_arg() {
+    if (!frames_.empty()) frames_.back().args.pop_back();
+  }
+  void fail(FailureKind kind, std::string expected, std::string found) {
+    MatchFailure f;
+    f.kind = kind;
+    if (!frames_.empty()) {
+      const Frame& fr = frames_.back();
+      f.pattern_node = fr.pattern_node;
+      f.pattern_op = fr.op;
+      f.node = fr.node;
+      if (fr.node != no_node && fr.node < g_->id_bound()) f.node_name = (*g_)[fr.node].name();
+      for (const std::string& a : fr.args) {
+        if (!f.argument.empty() && a.front() != '[') f.argument += '.';
+        f.argument += a;
+      }
+    }
+    f.expected = std::move(expected);
+    f.found = std::move(found);
+    failures.push_back(std::move(f));
+  }
+  const Graph& graph() const { return *g_; }
+
+  std::vector<MatchFailure> failures;
+
+ private:
+  struct Frame {
+    std::size_t pattern_node;
+    std::string op;
+    NodeId node;
+    std::vector<std::string> args;
+  };
+  const Graph* g_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace ctmatch::pattern

@@ -1,0 +1,197 @@
+#pragma once
+// Matching a pattern at a node, and the typed result.
+//
+//   if (auto m = match(pattern, graph, node)) {
+//     DType d = m->get<"dtype">();        // typed; a name the pattern never binds: compile error
+//     NodeId a = m->get<"a">();           // Tensor placeholders and .named<> calls: the node
+//     const Value& v = m->get<"v">();     // other placeholders and slot<"v", Value>
+//     const Node& r = m->root_node();     // every arg and kwarg of the matched root, typed
+//     for (const Kwarg& k : r.kwargs()) ...   // including kwargs the pattern never named
+//   }
+//
+// Node order: Match holds one entry per op call of the pattern, in pre-order as written: the
+// root first, then the op calls inside its arguments, in the order the arguments are written
+// in the call, depth first (alternatives: each alternative's calls in turn; multi(): each
+// root's calls in turn). An entry is no_node when its op call was in an alternative that did
+// not match. node_ids()[i] is that entry, is_root(i) says whether entry i is a root (multi()
+// has several); all other matched entries are interior nodes. A graph node may appear twice
+// when two op calls of the pattern match it (add(relu(x), relu(x)) on add(r, r)).
+//
+// What a rewrite layer uses:
+//   root_ops(p)                     the OpIds a root must have (dispatch tables by OpId)
+//   match(p, g, n) / match_into(p, g, n, m)   try once; match_into refills m in place
+//   pattern_bindings<P>, bound_names<P>       type-level lists (Mp11) of binding<name<"a">, T>
+//                                   and of name<"a">: what a replacement may use
+//   Match<P>::node_ids(), is_root(i), root()  the matched nodes
+//   extra_check(p, f)               f(const Match<...>&) must return true (run last)
+//   explain(p, g, n)                explain.hpp: why not
+//
+// One attempt costs no allocation, no std::function, no string compare and no second run:
+// the bindings are written straight into the Match while matching.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <type_traits>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "multi.hpp"
+
+namespace ctmatch::pattern {
+
+// ---- extra_check ---------------------------------------------------------------------------
+/// A whole-pattern check: `f(const Match<Checked<P, F>>& m)` (or `f(m, graph)`) runs after the
+/// structure matched and must return true. Only at the top of a pattern.
+template <class P, class F>
+struct Checked : element<Checked<P, F>> {
+  P inner;
+  F check_fn;
+  constexpr Checked(P p, F f) : inner(p), check_fn(f) {}
+
+  static constexpr std::size_t calls = P::calls;
+  template <std::uint32_t TC>
+  static constexpr bool check() { return P::template check<TC>(); }
+  template <std::uint32_t TC>
+  using bindings = typename P::template bindings<TC>;
+  static constexpr std::size_t root_op_count = P::root_op_count;
+  static void root_ops(OpId* out) { P::root_ops(out); }
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) { P::template mark_roots<Off>(r); }
+  template <std::size_t Off, class Ctx>
+  bool match_root(Ctx& c, NodeId id) const { return inner.template match_root<Off>(c, id); }
+};
+
+template <class P, class F>
+constexpr Checked<P, F> extra_check(const P& p, F f) {
+  return Checked<P, F>(p, f);
+}
+
+namespace detail {
+inline constexpr std::uint32_t root_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
+template <class P>
+struct is_checked : std::false_type {};
+template <class P, class F>
+struct is_checked<Checked<P, F>> : std::true_type {};
+}  // namespace detail
+
+/// The distinct names a pattern binds, with their stored types: mp_list<binding<name<"a">, T>...>.
+template <class P>
+using pattern_bindings = typename detail::unique_bindings<typename P::template bindings<detail::root_code>>::type;
+/// The names a pattern binds: mp_list<name<"a">...>.
+template <class P>
+using bound_names = names_of<pattern_bindings<P>>;
+/// Whether pattern P binds `"s"`.
+template <class P, fixed_string S>
+inline constexpr bool binds = mp::mp_contains<bound_names<P>, name<S>>::value;
+
+/// The OpIds the root of `p` may have (one per alternative at the root).
+template <class P>
+std::array<OpId, P::root_op_count> root_ops(const P&) {
+  static_assert(P::root_op_count > 0, "ctmatch: a pattern's root must be an op call");
+  std::array<OpId, P::root_op_count> out{};
+  P::root_ops(out.data());
+  return out;
+}
+
+template <class P>
+class Match {
+ public:
+  using pattern_type = P;
+  using bindings = pattern_bindings<P>;
+  using names = names_of<bindings>;
+  static constexpr std::size_t node_count = P::calls;
+  static_assert(P::root_op_count > 0, "ctmatch: a pattern's root must be an op call");
+  static_assert(detail::unique_bindings<typename P::template bindings<detail::root_code>>::distinct,
+                "ctmatch: one name is bound with two different types");
+
+  Match() = default;
+  explicit Match(const Graph& g) : graph_(&g) {}
+
+  /// The value bound to "name": NodeId (Tensor placeholders, .named<> calls), const Value&
+  /// (other placeholders, Value slots), or the slot's type.
+  template <fixed_string S>
+  decltype(auto) get() const {
+    constexpr std::size_t i = mp::mp_find<names, name<S>>::value;
+    static_assert(i < mp::mp_size<names>::value,
+                  "ctmatch: get<\"name\">(): the pattern binds no such name");
+    if constexpr (i < mp::mp_size<names>::value) {
+      using B = mp::mp_at_c<bindings, i>;
+      const auto& v = static_cast<const binding_cell<B>&>(state_.b).value;
+      if constexpr (std::is_same_v<typename B::type, ValueRef>) return static_cast<const Value&>(*v.p);
+      else return typename B::type(v);
+    }
+  }
+  /// Whether "name" was bound by this match (false only for names of alternatives that did
+  /// not match).
+  template <fixed_string S>
+  bool has() const {
+    constexpr std::size_t i = mp::mp_find<names, name<S>>::value;
+    static_assert(i < mp::mp_size<names>::value,
+                  "ctmatch: has<\"name\">(): the pattern binds no such name");
+    return (state_.b.bound >> i) & 1u;
+  }
+
+  /// The node the pattern was matched at.
+  NodeId root() const { return root_; }
+  const Node& root_node() const { return (*graph_)[root_]; }
+  /// Every pattern op call's node, in the order documented above.
+  std::span<const NodeId, node_count> node_ids() const { return state_.nodes; }
+  const Node& node(std::size_t i) const { return (*graph_)[state_.nodes[i]]; }
+  /// Whether node entry i is a root of the pattern (else it is interior).
+  static constexpr bool is_root(std::size_t i) { return root_mask[i]; }
+  const Graph& graph() const { return *graph_; }
+
+  // The matcher's state; written by match_into.
+  State<bindings, node_count> state_{};
+  const Graph* graph_ = nullptr;
+  NodeId root_ = no_node;
+
+ private:
+  static constexpr std::array<bool, node_count> root_mask = [] {
+    bool r[node_count > 0 ? node_count : 1] = {};
+    P::template mark_roots<0>(r);
+    std::array<bool, node_count> a{};
+    for (std::size_t i = 0; i < node_count; ++i) a[i] = r[i];
+    return a;
+  }();
+};
+
+namespace detail {
+template <class P, class Sink>
+bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
+  m.graph_ = &g;
+  m.root_ = id;
+  m.state_.b.bound = 0;
+  m.state_.nodes.fill(no_node);
+  Context<typename Match<P>::bindings, Match<P>::node_count, Sink> c{g, m.state_, sink};
+  if (!p.template match_root<0>(c, id)) return false;
+  if constexpr (is_checked<P>::value) {
+    bool ok;
+    if constexpr (std::is_invocable_v<decltype(p.check_fn), const Match<P>&, const Graph&>) ok = p.check_fn(m, g);
+    else ok = p.check_fn(m);
+    if (!ok) {
+      if constexpr (Sink::enabled) sink.fail(FailureKind::Check, "extra_check to hold", "false");
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace detail
+
+/// Matches `p` with its root at node `id`, writing into `m` (reusable: no allocation).
+template <class P>
+bool match_into(const P& p, const Graph& g, NodeId id, Match<P>& m) {
+  NoExplain sink;
+  return detail::run(p, g, id, m, sink);
+}
+
+/// Matches `p` with its root at node `id`.
+template <class P>
+std::optional<Match<P>> match(const P& p, const Graph& g, NodeId id) {
+  std::optional<Match<P>> m(std::in_place);
+  if (!match_into(p, g, id, *m)) m.reset();
+  return m;
+}
+
+}  // namespace ctmatch::pattern
