@@ -1,0 +1,18 @@
+#pragma once
+// The uids of ctmatch's own kernel templates and extern choices, in one place. Backends name
+// their templates with these (KernelTemplateBase<uids::cuda_mm>), heuristics register under them.
+//   aten::*  extern library calls (cuBLAS on CUDA; a plain loop GEMM on the host)
+//   cuda::*  ctmatch's CUDA kernel templates (include/ctmatch/cuda/)
+//   host::*  ctmatch's CPU kernel templates (tune/host/), so that CI runs everything
+#include <ctmatch/tune/fixed_string.hpp>
+
+namespace ctmatch::tune::uids {
+
+inline constexpr FixedString aten_mm = "aten::mm";
+inline constexpr FixedString aten_addmm = "aten::addmm";
+inline constexpr FixedString aten_bias_addmm = "aten::bias_addmm";
+inline constexpr FixedString cuda_mm = "cuda::mm";
+inline constexpr FixedString cuda_mm_wgmma = "cuda::mm_wgmma";
+inline constexpr FixedString host_mm = "host::mm";
+
+}  // namespace ctmatch::tune::uids
