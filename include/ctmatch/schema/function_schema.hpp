@@ -18,13 +18,16 @@ enum class BaseType : std::uint8_t {
 };
 inline constexpr std::size_t base_type_count = 19;
 
+/// The spellings of the base types in schema text, in enum order. A namespace-scope constant
+/// (not a local array) so that constant evaluation builds it once, not on every lookup.
+inline constexpr std::string_view base_type_names[base_type_count] = {
+    "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Layout",
+    "Device", "MemoryFormat", "Generator", "Storage", "Stream", "Dimname", "QScheme", "Any",
+    "SymFloat", "SymBool"};
+
 /// The spelling of a base type in schema text: `Tensor`, `int`, `SymInt`, `float`, ...
 constexpr std::string_view base_type_name(BaseType t) {
-  constexpr std::string_view names[] = {
-      "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Layout",
-      "Device", "MemoryFormat", "Generator", "Storage", "Stream", "Dimname", "QScheme", "Any",
-      "SymFloat", "SymBool"};
-  return names[static_cast<std::size_t>(t)];
+  return base_type_names[static_cast<std::size_t>(t)];
 }
 
 struct Type {
