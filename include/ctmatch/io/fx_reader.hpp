@@ -153,7 +153,11 @@ class Reader {
  private:
   // ---- positions and errors ----
   [[noreturn]] void fail_at(const char* at, const std::string& msg) const {
-    throw ParseError(file_, line_, static_cast<std::size_t>(at - line_begin_) + 1, msg);
+    std::size_t col = static_cast<std::size_t>(at - line_begin_) + 1;
+    constexpr std::string_view eoi = "unexpected end of input";
+    if (at == end_ && msg.compare(0, eoi.size(), eoi) != 0)
+      throw ParseError(file_, line_, col, std::string(eoi) + ": " + msg);
+    throw ParseError(file_, line_, col, msg);
   }
   void newline(const char* next_line) {
     ++line_;
