@@ -9,10 +9,14 @@
 //   rewrite/fixpoint.hpp  the worklist driver, run to a fixed point with a cap
 //   rewrite/explain.hpp   why each rule does or does not match at a node
 //   rewrite/stats.hpp     per-rule statistics and the op histogram
+//   rewrite/replacement.hpp      declarative replacements, forward_kwargs
+//   rewrite/pattern_rule.hpp     rewrite<"name">(pattern, replacement or callback)
 #include "rewrite/apply.hpp"
 #include "rewrite/builder.hpp"
 #include "rewrite/explain.hpp"
 #include "rewrite/fixpoint.hpp"
+#include "rewrite/pattern_rule.hpp"
+#include "rewrite/replacement.hpp"
 #include "rewrite/rule.hpp"
 #include "rewrite/rule_set.hpp"
 #include "rewrite/safety.hpp"

@@ -61,7 +61,7 @@ struct ViewView {
   std::array<OpId, 1> roots{view_op()};
   std::string_view name() const { return "view_view"; }
   std::span<const OpId> root_ops() const { return roots; }
-  bool match(const Graph& g, NodeId root, match_type& m, Explanation* why) const {
+  bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
     NodeId inner = input_node(g, root, 0);
     if (inner == no_node || g[inner].op() != view_op()) {
       if (why) why->say("input 0 is not a view");
@@ -93,7 +93,7 @@ struct PermuteIdentity {
   std::array<OpId, 1> roots{permute_op()};
   std::string_view name() const { return "permute_identity"; }
   std::span<const OpId> root_ops() const { return roots; }
-  bool match(const Graph& g, NodeId root, match_type& m, Explanation* why) const {
+  bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
     NodeId inner = input_node(g, root, 0);
     if (inner == no_node || g[inner].op() != permute_op() || g[inner].num_users() != 1) return false;
     auto* p1 = g[inner].arg(1)->items();
@@ -125,7 +125,7 @@ struct MmBias {
   std::array<OpId, 1> roots{add_op()};
   std::string_view name() const { return "mm_bias"; }
   std::span<const OpId> root_ops() const { return roots; }
-  bool match(const Graph& g, NodeId root, match_type& m, Explanation*) const {
+  bool match(const Graph& g, NodeId root, match_type& m, Reason*) const {
     NodeId mm = input_node(g, root, Swapped ? 1 : 0);
     if (mm == no_node || g[mm].op() != mm_op() || g[mm].num_users() != 1) return false;
     if (g[root].kwarg("alpha")) return false;
@@ -151,7 +151,7 @@ struct ReluAgain {
   std::array<OpId, 1> roots{relu_op()};
   std::string_view name() const { return "relu_again"; }
   std::span<const OpId> root_ops() const { return roots; }
-  bool match(const Graph& g, NodeId root, match_type& m, Explanation*) const {
+  bool match(const Graph& g, NodeId root, match_type& m, Reason*) const {
     m.x = input_node(g, root, 0);
     m.nodes.push(root);
     return m.x != no_node;
@@ -165,7 +165,7 @@ enum class Failure { CheckFalse, Throws, Declines, UsesRoot, BadArgs };
 template <Failure F>
 struct Failing : ViewView<true> {
   std::string_view name() const { return "failing"; }
-  bool match(const Graph& g, NodeId root, match_type& m, Explanation* why) const {
+  bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
     if (!ViewView<true>::match(g, root, m, why)) return false;
     if (F == Failure::CheckFalse) {
       if (why) why->say("check returned false");

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <exception>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -89,12 +90,27 @@ enum class ApplyResult : std::uint8_t { NoMatch, Refused, Failed, Applied };
 /// apply, or what it would do, and changes nothing (explain mode).
 template <Rule R>
 ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId root,
-                       Explanation* why = nullptr) {
+                       Reason* why = nullptr) {
   Graph& g = cx.graph;
   typename R::match_type m{};
   if (!rule.match(std::as_const(g), root, m, why)) return ApplyResult::NoMatch;
   RuleStats& st = cx.stats.rules[index];
-  std::span<const NodeId> matched = rule.matched_nodes(std::as_const(m));
+  // The matched nodes, cleaned (a DSL match may list no_node for an alternative that did not
+  // match, and a node twice) and sorted last first: the erase order, so that an interior node
+  // loses its user before its turn.
+  std::span<const NodeId> raw = rule.matched_nodes(std::as_const(m));
+  NodeId small[64];
+  std::vector<NodeId> big;
+  NodeId* buf = small;
+  if (raw.size() > 64) {
+    big.resize(raw.size());
+    buf = big.data();
+  }
+  std::size_t count = 0;
+  for (NodeId n : raw)
+    if (n != no_node && std::find(buf, buf + count, n) == buf + count) buf[count++] = n;
+  std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
+  std::span<const NodeId> matched(buf, count);
 
   if (cx.options.prevent_match_across_mutations && !cx.regions.same_region(matched)) {
     if (why) why->say("refused: the match spans a mutating node");
@@ -116,18 +132,6 @@ ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId
     return ApplyResult::Applied;
   }
 
-  // Erase order: last first, so that an interior node loses its user before its turn.
-  NodeId order[64];
-  std::vector<NodeId> big;
-  NodeId* sorted = order;
-  if (matched.size() > 64) {
-    big.assign(matched.begin(), matched.end());
-    sorted = big.data();
-  } else {
-    std::copy(matched.begin(), matched.end(), order);
-  }
-  std::sort(sorted, sorted + matched.size(), [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
-
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();
   try {
@@ -138,8 +142,7 @@ ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId
     if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
     g.replace_all_uses(root, repl);
     cx.last_erased_inputs.clear();
-    for (std::size_t i = 0; i < matched.size(); ++i) {
-      NodeId n = sorted[i];
+    for (NodeId n : matched) {
       if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
       auto note = [&](NodeId in) { cx.last_erased_inputs.push_back(in); };
       for (const Value& v : g[n].args()) v.for_each_node(note);

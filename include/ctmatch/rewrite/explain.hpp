@@ -30,7 +30,7 @@ std::vector<RuleExplanation> explain(Graph& g, const Set& set, NodeId node, cons
     bool fits = false;
     for (OpId op : std::span<const OpId>(rule.root_ops())) fits |= op == g[node].op();
     if (!fits) return;
-    Explanation why;
+    Reason why;
     ApplyResult r = apply_rule(rule, i, cx, node, &why);
     out.push_back(RuleExplanation{std::string(rule.name()), r == ApplyResult::Applied, set.enabled(i),
                                   why.text.empty() ? std::string("does not match") : why.text});

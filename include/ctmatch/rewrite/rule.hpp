@@ -44,7 +44,7 @@ namespace ctmatch {
 class RewriteBuilder;
 
 /// Why a rule did not match or was refused, filled only in explain mode.
-struct Explanation {
+struct Reason {
   std::string text;
   void say(std::string_view s) {
     if (!text.empty()) text += "; ";
@@ -65,7 +65,7 @@ struct MatchedNodes {
 
 template <class R>
 concept Rule = requires(const R& r, const Graph& g, NodeId n, typename R::match_type& m,
-                        const typename R::match_type& cm, RewriteBuilder& b, Explanation* why) {
+                        const typename R::match_type& cm, RewriteBuilder& b, Reason* why) {
   { r.name() } -> std::convertible_to<std::string_view>;
   { r.root_ops() } -> std::convertible_to<std::span<const OpId>>;
   { r.match(g, n, m, why) } -> std::same_as<bool>;

@@ -1,0 +1,86 @@
+#pragma once
+// rewrite<"name">(pattern, replacement): a rule from a DSL pattern and either
+//   - a declarative replacement (rewrite/replacement.hpp), or
+//   - a callback `NodeId(const Match<P>& m, RewriteBuilder& b)` that builds the replacement
+//     with b.call(op, args, kwargs) (or emit(expr, b, m) for declarative parts) and returns
+//     the node that takes over the root's uses, or no_node to decline.
+//
+//   using namespace ctmatch::dsl;
+//   constexpr auto gelu_tanh = rewrite<"gelu_tanh">(
+//       aten::gelu("x"_x, "approximate"_kw = "tanh"),
+//       op<"bench::gelu_tanh(Tensor x) -> Tensor">("x"_x));
+//
+// The rule satisfies the Rule concept (rewrite/rule.hpp): its root ops come from the pattern,
+// its matched nodes are the pattern's op calls, and its check is the pattern's extra_check.
+// Interior nodes must have no users outside the match; `.allow_shared_interior()` opts out.
+// Every rule is a literal type: rule sets of them can be constexpr.
+#include <array>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+#include "../pattern/dsl.hpp"
+#include "../pattern/explain.hpp"
+#include "builder.hpp"
+#include "replacement.hpp"
+#include "rule.hpp"
+
+namespace ctmatch {
+
+template <pattern::fixed_string Name, class P, class R, bool Shared = false>
+struct PatternRule {
+  using match_type = pattern::Match<P>;
+  static constexpr bool allows_shared_interior = Shared;
+  static constexpr bool is_callback = std::is_invocable_r_v<NodeId, const R&, const match_type&, RewriteBuilder&>;
+
+  P pattern;
+  R replacement;
+
+  constexpr PatternRule(const P& p, const R& r) : pattern(p), replacement(r) {}
+
+  static constexpr std::string_view name() { return Name.view(); }
+  std::span<const OpId> root_ops() const {
+    static const auto ids = [] {
+      std::array<OpId, P::root_op_count> a{};
+      P::root_ops(a.data());
+      return a;
+    }();
+    return ids;
+  }
+  bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
+    if (pattern::match_into(pattern, g, root, m)) return true;
+    if (why) {
+      std::string text = pattern::explain(pattern, g, root).to_string();
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      why->say(text);
+    }
+    return false;
+  }
+  std::span<const NodeId> matched_nodes(const match_type& m) const { return m.node_ids(); }
+  NodeId replace(RewriteBuilder& b, const match_type& m) const {
+    if constexpr (is_callback) return replacement(m, b);
+    else return replacement_detail::build_root<P>(replacement, b, m);
+  }
+
+  /// The same rule, allowed to match when interior nodes have other users (they stay alive).
+  constexpr PatternRule<Name, P, R, true> allow_shared_interior() const { return {pattern, replacement}; }
+};
+
+/// rewrite<"name">(pattern, replacement or callback): see the top of this file.
+template <pattern::fixed_string Name, class P, class R>
+constexpr PatternRule<Name, P, R> rewrite(const P& pattern, const R& replacement) {
+  static_assert(P::root_op_count > 0, "ctmatch: rewrite<>(pattern, ...): the pattern's root must be an op call");
+  if constexpr (!PatternRule<Name, P, R>::is_callback)
+    static_assert(replacement_detail::all_bound<P, R>,
+                  "ctmatch: the replacement uses a placeholder that the pattern never binds");
+  return PatternRule<Name, P, R>(pattern, replacement);
+}
+
+}  // namespace ctmatch
+
+namespace ctmatch::dsl {
+using ctmatch::emit;
+using ctmatch::forward_kwargs;
+using ctmatch::rewrite;
+using ctmatch::RewriteBuilder;
+}  // namespace ctmatch::dsl

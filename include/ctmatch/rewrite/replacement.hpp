@@ -1,0 +1,370 @@
+#pragma once
+// Declarative replacements: an expression over the pattern's placeholders and slots, written
+// with the same vocabulary as patterns, and built into new nodes after a match.
+//
+//   pattern:      scale_cast(aten::mm("a"_x, "b"_x).users<1>(), "dtype"_kw = slot<"dtype", DType>)
+//   replacement:  fused("a"_x, "b"_x, "dtype"_kw = slot<"dtype", DType>)
+//
+// In a replacement
+//   - an op call creates a node (arguments in schema order: positional ones positionally, with
+//     schema defaults filling gaps before a later one, keyword-only ones as kwargs); nested
+//     calls are created first, so every new node comes after its inputs, all before the root;
+//   - "x"_x and slot<"x", T> stand for what the pattern bound to "x": a node, or a value;
+//   - plain C++ values are constants, list(...) builds a list;
+//   - forward_kwargs(op, args...) is the call op(args...) plus every kwarg written on the
+//     matched root that op's schema has and args do not give (required ones may be left to
+//     it); forward_kwargs<"n">(op, args...) takes them from the node the pattern named "n"
+//     (`.named<"n">()`), and forward_kwargs<"n", "dtype", "scale">(op, args...) only those (the
+//     seed's question: capture the kwargs of the matched op and pass them on to the fused op).
+// The top of a replacement is an op call or a Tensor placeholder (the root's uses then go to
+// that existing node, as in permute(permute(x)) -> x).
+//
+// Checked at compile time, with readable static_asserts: a placeholder or slot the pattern
+// never binds; `_` in a replacement; forward_kwargs from a name that is not a node, or of an
+// argument the new op's schema lacks. The op calls themselves get the pattern layer's checks
+// (keyword names, arity, slot types against the schema).
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "../pattern/dsl.hpp"
+#include "builder.hpp"
+
+namespace ctmatch {
+
+namespace replacement_detail {
+namespace mp = boost::mp11;
+using pattern::fixed_string;
+
+template <class N>
+struct name_string;
+template <fixed_string S>
+struct name_string<pattern::name<S>> {
+  static constexpr auto value = S;
+};
+
+template <class P, class N>
+inline constexpr bool binds_name = mp::mp_contains<pattern::bound_names<P>, N>::value;
+
+/// The type the pattern stores for name N (NodeId for nodes).
+template <class P, class N>
+using bound_type = typename mp::mp_at_c<pattern::pattern_bindings<P>,
+                                        mp::mp_find<pattern::bound_names<P>, N>::value>::type;
+
+template <class>
+inline constexpr bool is_list_view = false;
+template <class T>
+inline constexpr bool is_list_view<pattern::ListView<T>> = true;
+template <class>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+
+/// What a binding becomes as an argument of a new node.
+template <class X>
+Value to_value(const X& x) {
+  if constexpr (std::is_same_v<X, Value>) return x;
+  else if constexpr (std::is_same_v<X, std::string_view>) return Value(std::string(x));
+  else if constexpr (is_list_view<X>) return Value::list(std::vector<Value>(x.values().begin(), x.values().end()));
+  else if constexpr (is_optional<X>) return x ? to_value(*x) : Value(None{});
+  else return Value(x);
+}
+
+template <class P, class N, class M>
+Value binding_value(const M& m) {
+  decltype(auto) v = m.template get<name_string<N>::value>();
+  if constexpr (std::is_same_v<bound_type<P, N>, NodeId>) return Value(NodeRef{v});
+  else return to_value(v);
+}
+
+template <class P, class N>
+constexpr bool check_bound() {
+  static_assert(binds_name<P, N>,
+                "ctmatch: the replacement uses a placeholder that the pattern never binds");
+  return binds_name<P, N>;
+}
+}  // namespace replacement_detail
+
+// ---- forward_kwargs ------------------------------------------------------------------------
+/// A replacement call that also receives kwargs of a matched node (see the top of this file).
+/// From: the pattern name of that node (void: the root); Only: the kwargs to take (none: all).
+template <class From, class C, class... Only>
+struct ForwardKwargs : pattern::element<ForwardKwargs<From, C, Only...>> {
+  C call;
+  constexpr explicit ForwardKwargs(const C& c) : call(c) {}
+  static constexpr std::size_t calls = C::calls;
+  template <std::uint32_t TC>
+  static constexpr bool check() { return C::template check<TC>(); }
+  template <std::uint32_t TC>
+  using bindings = typename C::template bindings<TC>;
+};
+
+namespace replacement_detail {
+template <class>
+struct call_traits {
+  static constexpr bool is_call = false;
+};
+template <class OpT, class Opts, class Label, class... A>
+struct call_traits<pattern::Call<OpT, Opts, Label, A...>> {
+  static constexpr bool is_call = true;
+  using op_type = OpT;
+};
+template <class OpT, class Name>
+constexpr bool schema_has() {
+  return OpT::schema.find(Name::value) >= 0;
+}
+}  // namespace replacement_detail
+
+/// The call `op(args...)` of a forward_kwargs: like a pattern call, except that required
+/// arguments may be left out (forwarded kwargs are expected to supply them; if they do not,
+/// creating the node fails and the rewrite is rolled back).
+template <class OpT, class... A>
+constexpr auto forwarding_call(const A&... a) {
+  using plan_t = pattern::detail::call_plan<OpT, A...>;
+  constexpr auto plan = plan_t::value;
+  using pattern::detail::CallError;
+  static_assert(plan.error != CallError::unknown_kwarg, "ctmatch: keyword argument is not in the op's schema");
+  static_assert(plan.error != CallError::too_many_positional,
+                "ctmatch: wrong arity: more positional arguments than the op's schema takes");
+  static_assert(plan.error != CallError::given_twice,
+                "ctmatch: an argument is given twice (positionally and by keyword)");
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return pattern::Call<OpT, pattern::default_call_opts, pattern::no_label,
+                         pattern::Arg<plan.index[K], typename pattern::detail::kw_traits<A>::elem>...>(
+        pattern::detail::kw_traits<A>::get(a)...);
+  }(std::index_sequence_for<A...>{});
+}
+
+/// forward_kwargs(op, args...): op(args...) plus every kwarg written on the matched root that
+/// the op's schema has and args do not give.
+template <pattern::fixed_string S, class... A>
+constexpr auto forward_kwargs(pattern::Op<S>, const A&... args) {
+  using C = decltype(forwarding_call<pattern::Op<S>>(args...));
+  return ForwardKwargs<void, C>(forwarding_call<pattern::Op<S>>(args...));
+}
+/// forward_kwargs<"n">(op, args...): from the node the pattern named "n" (`.named<"n">()`);
+/// forward_kwargs<"n", "k1", "k2">(op, args...): only those kwargs.
+template <pattern::fixed_string From, pattern::fixed_string... Only, pattern::fixed_string S, class... A>
+constexpr auto forward_kwargs(pattern::Op<S>, const A&... args) {
+  static_assert((replacement_detail::schema_has<pattern::Op<S>, pattern::name<Only>>() && ...),
+                "ctmatch: forward_kwargs<\"node\", \"kwarg\"...>: the new op's schema has no such argument");
+  using C = decltype(forwarding_call<pattern::Op<S>>(args...));
+  return ForwardKwargs<pattern::name<From>, C, pattern::name<Only>...>(forwarding_call<pattern::Op<S>>(args...));
+}
+
+// ---- building --------------------------------------------------------------------------------
+namespace replacement_detail {
+
+template <class P, class E, class M>
+Value build_value(const E& e, RewriteBuilder& b, const M& m);
+
+/// Kwargs of `src` to forward: written ones, that the target schema has, not given already.
+template <class OpT, class... Only>
+void forward_from(const Node& src, std::uint64_t given, std::vector<Kwarg>& kwargs) {
+  auto take = [&](std::string_view name, const Value& v) {
+    int i = OpT::schema.find(name);
+    if (i < 0 || ((given >> i) & 1u)) return;
+    for (const Kwarg& k : kwargs)
+      if (k.name == name) return;
+    kwargs.push_back(Kwarg{std::string(name), v});
+  };
+  if constexpr (sizeof...(Only) == 0) {
+    for (const Kwarg& k : src.kwargs()) take(k.name, k.value);
+  } else {
+    (
+        [&] {
+          if (const Value* v = src.kwarg(Only::value)) take(Only::value, *v);
+        }(),
+        ...);
+  }
+}
+
+template <class P, class OpT, class Opts, class Label, class... A, class M, class Fwd>
+NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder& b, const M& m, Fwd&& forward) {
+  constexpr std::size_t num_args = OpT::schema.num_args;
+  constexpr std::size_t num_positional = OpT::schema.num_positional();
+  std::optional<Value> given[num_args > 0 ? num_args : 1];
+  std::uint64_t mask = 0;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((given[A::index] = build_value<P>(pattern::pget<K>(c.args), b, m), mask |= std::uint64_t{1} << A::index), ...);
+  }(std::index_sequence_for<A...>{});
+
+  OpId op = OpT::id();
+  std::vector<Value> args;
+  std::size_t last_positional = 0;
+  for (std::size_t i = 0; i < num_positional; ++i)
+    if (given[i]) last_positional = i + 1;
+  const OpSignature* sig = OpRegistry::global().signature(op);
+  for (std::size_t i = 0; i < last_positional; ++i) {
+    if (given[i]) args.push_back(std::move(*given[i]));
+    else if (sig && i < sig->params.size() && sig->params[i].default_value) args.push_back(*sig->params[i].default_value);
+    else throw GraphError(std::string(OpT::name()) + ": no value for argument '" +
+                          std::string(OpT::schema.args[i].name) + "'");
+  }
+  std::vector<Kwarg> kwargs;
+  for (std::size_t i = num_positional; i < num_args; ++i)
+    if (given[i]) kwargs.push_back(Kwarg{std::string(OpT::schema.args[i].name), std::move(*given[i])});
+  forward(mask, kwargs);
+  return b.call(op, std::move(args), std::move(kwargs));
+}
+
+template <class P, class From, class C, class... Only, class M>
+NodeId build_forward(const ForwardKwargs<From, C, Only...>& f, RewriteBuilder& b, const M& m) {
+  NodeId src;
+  if constexpr (std::is_void_v<From>) {
+    src = m.root();
+  } else {
+    static_assert(check_bound<P, From>());
+    static_assert(std::is_same_v<bound_type<P, From>, NodeId>,
+                  "ctmatch: forward_kwargs<\"n\">: \"n\" must name a node of the pattern (.named<\"n\">())");
+    src = m.template get<name_string<From>::value>();
+  }
+  using OpT = typename call_traits<C>::op_type;
+  return build_call<P>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
+    forward_from<OpT, Only...>(b.graph()[src], given, kwargs);
+  });
+}
+
+template <class>
+inline constexpr bool is_forward = false;
+template <class F, class C, class... O>
+inline constexpr bool is_forward<ForwardKwargs<F, C, O...>> = true;
+template <class>
+inline constexpr bool is_list_pattern = false;
+template <class... E>
+inline constexpr bool is_list_pattern<pattern::ListPattern<E...>> = true;
+template <class>
+inline constexpr std::size_t list_size = 0;
+template <class... E>
+inline constexpr std::size_t list_size<pattern::ListPattern<E...>> = sizeof...(E);
+template <class>
+inline constexpr bool is_placeholder = false;
+template <class N>
+inline constexpr bool is_placeholder<pattern::Placeholder<N>> = true;
+template <class>
+inline constexpr bool is_slot = false;
+template <class N, class T>
+inline constexpr bool is_slot<pattern::Slot<N, T>> = true;
+template <class>
+inline constexpr bool is_const = false;
+template <class T>
+inline constexpr bool is_const<pattern::Const<T>> = true;
+
+template <class E>
+struct element_name;
+template <class N>
+struct element_name<pattern::Placeholder<N>> {
+  using type = N;
+};
+template <class N, class T>
+struct element_name<pattern::Slot<N, T>> {
+  using type = N;
+};
+
+template <class P, class E, class M>
+Value build_value(const E& e, RewriteBuilder& b, const M& m) {
+  if constexpr (call_traits<E>::is_call) {
+    return Value(NodeRef{build_call<P>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {})});
+  } else if constexpr (is_forward<E>) {
+    return Value(NodeRef{build_forward<P>(e, b, m)});
+  } else if constexpr (is_placeholder<E> || is_slot<E>) {
+    using N = typename element_name<E>::type;
+    static_assert(check_bound<P, N>());
+    if constexpr (binds_name<P, N>) return binding_value<P, N>(m);
+    else return Value();
+  } else if constexpr (is_const<E>) {
+    return to_value(e.value);
+  } else if constexpr (is_list_pattern<E>) {
+    std::vector<Value> items;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (items.push_back(build_value<P>(pattern::pget<K>(e.elems), b, m)), ...);
+    }(std::make_index_sequence<list_size<E>>{});
+    return Value::list(std::move(items));
+  } else if constexpr (std::is_same_v<E, pattern::Ignore>) {
+    static_assert(pattern::detail::always_false<E>,
+                  "ctmatch: _ cannot be used in a replacement: a new node needs a value there");
+    return Value();
+  } else {
+    static_assert(pattern::detail::always_false<E>,
+                  "ctmatch: a replacement is made of op calls, placeholders, slots, constants, "
+                  "list(...) and forward_kwargs(...)");
+    return Value();
+  }
+}
+
+/// The node that takes over the root's uses.
+template <class P, class E, class M>
+NodeId build_root(const E& e, RewriteBuilder& b, const M& m) {
+  if constexpr (call_traits<E>::is_call) {
+    return build_call<P>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {});
+  } else if constexpr (is_forward<E>) {
+    return build_forward<P>(e, b, m);
+  } else if constexpr (is_placeholder<E>) {
+    using N = typename element_name<E>::type;
+    static_assert(check_bound<P, N>());
+    if constexpr (binds_name<P, N>) {
+      static_assert(std::is_same_v<bound_type<P, N>, NodeId>,
+                    "ctmatch: a replacement that is a placeholder must name a node (a Tensor "
+                    "placeholder of the pattern)");
+      return m.template get<name_string<N>::value>();
+    } else {
+      return no_node;
+    }
+  } else {
+    static_assert(pattern::detail::always_false<E>,
+                  "ctmatch: the top of a replacement must be an op call or a Tensor placeholder");
+    return no_node;
+  }
+}
+
+/// The names a replacement expression uses (placeholders, slots, forward_kwargs sources), as
+/// an Mp11 list: rewrite<>() checks them against the pattern when the rule is declared.
+template <class E>
+struct used_names {
+  using type = mp::mp_list<>;
+};
+template <class N>
+struct used_names<pattern::Placeholder<N>> {
+  using type = mp::mp_list<N>;
+};
+template <class N, class T>
+struct used_names<pattern::Slot<N, T>> {
+  using type = mp::mp_list<N>;
+};
+template <class OpT, class Opts, class Label, class... A>
+struct used_names<pattern::Call<OpT, Opts, Label, A...>> {
+  using type = mp::mp_append<mp::mp_list<>, typename used_names<typename A::elem>::type...>;
+};
+template <class... E>
+struct used_names<pattern::ListPattern<E...>> {
+  using type = mp::mp_append<mp::mp_list<>, typename used_names<E>::type...>;
+};
+template <class From, class C, class... Only>
+struct used_names<ForwardKwargs<From, C, Only...>> {
+  using type = mp::mp_append<std::conditional_t<std::is_void_v<From>, mp::mp_list<>, mp::mp_list<From>>,
+                             typename used_names<C>::type>;
+};
+template <class P>
+struct is_bound_in {
+  template <class N>
+  using fn = mp::mp_contains<pattern::bound_names<P>, N>;
+};
+/// Whether every name the replacement E uses is bound by pattern P.
+template <class P, class E>
+inline constexpr bool all_bound = mp::mp_all_of_q<typename used_names<E>::type, is_bound_in<P>>::value;
+
+}  // namespace replacement_detail
+
+/// Builds the declarative replacement `repl` for a match of pattern P (the node that takes
+/// over the root's uses). Usable inside a callback replacement too.
+template <class P, class E>
+NodeId emit(const E& repl, RewriteBuilder& b, const pattern::Match<P>& m) {
+  return replacement_detail::build_root<P>(repl, b, m);
+}
+
+}  // namespace ctmatch
