@@ -1,0 +1,183 @@
+// ctmatch-tune: the GEMM choices ctmatch offers for a problem, and on the host the fastest.
+//
+//   ctmatch-tune mm --m M --n N --k K [--dtype bf16|f16|f32] [--max-autotune]
+//                   [--device host|cuda] [--bench] [--cache FILE] [--json]
+//
+// Lists the choices get_mm_configs returns (uid and kwargs of each, in order). Listing is host
+// logic: `--device cuda` lists the cuda:: configs on a machine without a GPU. `--bench` times
+// the choices (host only in this tool) and prints the winner; `--cache FILE` remembers it.
+// `--json` prints {"choices": [{"uid": ..., "kwargs": {...}}, ...]} (and "winner" with --bench).
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ctmatch/tune.hpp>
+
+using namespace ctmatch::tune;
+
+namespace {
+
+constexpr std::string_view usage =
+    "usage: ctmatch-tune mm --m M --n N --k K [--dtype bf16|f16|f32] [--max-autotune]\n"
+    "                       [--device host|cuda] [--bench] [--cache FILE] [--json]\n";
+
+struct Args {
+  std::int64_t m = -1, n = -1, k = -1;
+  DType dtype = DType::bf16;
+  bool max_autotune = false;
+  std::string device = "host";
+  bool bench = false;
+  std::string cache;
+  bool json = false;
+};
+
+[[noreturn]] void fail(const std::string& msg, int code = 2) {
+  std::cerr << "ctmatch-tune: error: " << msg << '\n';
+  if (code == 2) std::cerr << usage;
+  std::exit(code);
+}
+
+std::int64_t parse_dim(std::string_view flag, std::string_view text) {
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || v <= 0)
+    fail(std::string(flag) + " needs a positive integer, got '" + std::string(text) + "'");
+  return v;
+}
+
+Args parse(int argc, char** argv) {
+  if (argc < 2) fail("missing the op");
+  if (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+    std::cout << usage;
+    std::exit(0);
+  }
+  if (std::string_view(argv[1]) != "mm") fail("unknown op '" + std::string(argv[1]) + "' (supported: mm)");
+  Args a;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view f = argv[i];
+    auto value = [&]() -> std::string_view {
+      if (i + 1 >= argc) fail(std::string(f) + " needs a value");
+      return argv[++i];
+    };
+    if (f == "--m") a.m = parse_dim(f, value());
+    else if (f == "--n") a.n = parse_dim(f, value());
+    else if (f == "--k") a.k = parse_dim(f, value());
+    else if (f == "--dtype") {
+      const std::string_view v = value();
+      const auto t = parse_dtype(v);
+      if (!t || (*t != DType::bf16 && *t != DType::f16 && *t != DType::f32))
+        fail("--dtype takes bf16, f16 or f32, got '" + std::string(v) + "'");
+      a.dtype = *t;
+    } else if (f == "--max-autotune") a.max_autotune = true;
+    else if (f == "--device") {
+      a.device = std::string(value());
+      if (a.device != "host" && a.device != "cuda") fail("--device takes host or cuda, got '" + a.device + "'");
+    } else if (f == "--bench") a.bench = true;
+    else if (f == "--cache") a.cache = std::string(value());
+    else if (f == "--json") a.json = true;
+    else fail("unknown option '" + std::string(f) + "'");
+  }
+  if (a.m < 0 || a.n < 0 || a.k < 0) fail("--m, --n and --k are required");
+  if (!a.cache.empty() && !a.bench) fail("--cache is only used with --bench");
+  return a;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_kwargs(const Kwargs& k) {
+  std::string out = "{";
+  for (const auto& [name, value] : k) {
+    if (out.size() > 1) out += ", ";
+    out += json_string(name) + ": " + to_string(value);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  TuneOptions options;
+  options.max_autotune = args.max_autotune;
+  const MMKernelInputs inputs = MMKernelInputs::mm(args.m, args.n, args.k, args.dtype, args.device);
+
+  // The template stacks: host kernels here; on cuda the declared uids (listing only — the
+  // kernels belong to the CUDA backend).
+  host::HostAtenMm host_aten_mm;
+  host::HostMmTemplate host_mm;
+  DeclaredKernelTemplate<uids::aten_mm, TemplateKind::Extern> cuda_aten_mm;
+  DeclaredKernelTemplate<uids::cuda_mm> cuda_mm;
+  DeclaredKernelTemplate<uids::cuda_mm_wgmma> cuda_mm_wgmma;
+  const TemplateStack stack = args.device == "host" ? TemplateStack{&host_aten_mm, &host_mm}
+                                                    : TemplateStack{&cuda_aten_mm, &cuda_mm, &cuda_mm_wgmma};
+  const auto choices = get_mm_configs(inputs, stack, "mm", {}, options);
+  for (const auto& d : default_heuristic_registry().diagnostics()) std::cerr << d << '\n';
+
+  std::optional<AutotuneResult> result;
+  std::vector<std::shared_ptr<ChoiceCaller>> made;
+  if (args.bench) {
+    if (args.device != "host")
+      fail("--bench runs host kernels only; timing cuda:: choices needs the CUDA backend", 1);
+    made = make_choices(choices);
+    if (made.size() != choices.size())
+      fail("host kernels take f32 or bf16 inputs, not " + std::string(dtype_name(args.dtype)), 1);
+    HostRunner runner;
+    std::optional<AutotuneCache> cache;
+    if (!args.cache.empty()) cache.emplace(args.cache);
+    Autotuner tuner(runner, cache ? &*cache : nullptr);
+    result = tuner.tune("mm", inputs, made);
+  }
+
+  if (args.json) {
+    std::cout << "{\"choices\": [";
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      std::cout << (i ? ", " : "") << "{\"uid\": " << json_string(choices[i].uid())
+                << ", \"kwargs\": " << json_kwargs(choices[i].all_kwargs());
+      if (result && !result->from_cache) std::cout << ", \"median_ms\": " << to_string(KwargValue(result->median_ms[i]));
+      std::cout << "}";
+    }
+    std::cout << "]";
+    if (result)
+      std::cout << ", \"winner\": {\"index\": " << result->index << ", \"uid\": " << json_string(result->winner->uid())
+                << ", \"kwargs\": " << json_kwargs(result->winner->kwargs())
+                << ", \"ms\": " << to_string(KwargValue(result->ms))
+                << ", \"from_cache\": " << (result->from_cache ? "true" : "false") << "}";
+    std::cout << "}\n";
+    return 0;
+  }
+
+  std::cout << "mm m=" << args.m << " n=" << args.n << " k=" << args.k << " dtype=" << dtype_name(args.dtype)
+            << " device=" << args.device << " max-autotune=" << (args.max_autotune ? "on" : "off") << ": "
+            << choices.size() << " choice" << (choices.size() == 1 ? "" : "s") << '\n';
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    char idx[32];
+    std::snprintf(idx, sizeof idx, "%3zu  ", i);
+    std::cout << idx << choices[i].uid();
+    const Kwargs k = choices[i].all_kwargs();
+    if (!k.empty()) std::cout << "  " << to_string(k);
+    if (result && !result->from_cache) {
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "  %.4f ms", result->median_ms[i]);
+      std::cout << ms;
+    }
+    std::cout << '\n';
+  }
+  if (result) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.4f ms", result->ms);
+    std::cout << "winner: " << result->winner->description() << "  " << ms
+              << (result->from_cache ? " (from cache, nothing measured)" : "") << '\n';
+  }
+  return 0;
+}
