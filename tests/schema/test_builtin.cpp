@@ -2,6 +2,7 @@
 // of the test graphs has a schema, and ensure_builtin_schemas() is idempotent and thread-safe.
 #include <doctest/doctest.h>
 
+#include <ctmatch/graph.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 #include <filesystem>
@@ -60,6 +61,7 @@ TEST_CASE("builtin: ensure_builtin_schemas registers everything once, from many 
   std::size_t registered = SchemaRegistry::global().size();
   CHECK(ensure_builtin_schemas() == std::size(builtin_schemas));
   CHECK(SchemaRegistry::global().size() == registered);  // idempotent
+  CHECK(skipped_builtin_schemas().empty());
   for (std::string_view s : builtin_schemas) {
     auto r = parse_schema(s);
     const FunctionSchema* fs = find_schema(op_key(r.schema));
@@ -108,4 +110,25 @@ TEST_CASE("builtin: every op of every test graph has a schema") {
   }
   CHECK(files >= 9);
   CHECK(ops > 40);
+}
+
+TEST_CASE("builtin: nodes of table ops resolve omitted arguments to the schema defaults") {
+  ensure_builtin_schemas();
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId plain = g.call(intern_op("aten.gelu.default"), {NodeRef{x}});
+  NodeId tanh = g.call(intern_op("aten.gelu.default"), {NodeRef{x}}, {{"approximate", Value(std::string("tanh"))}});
+  NodeId cast = g.call(intern_op("seedlib.scale_cast.default"), {NodeRef{x}},
+                       {{"dtype", Value(ScalarType::Float)}, {"scale", Value(0.5)}});
+  NodeId pool = g.call(intern_op("aten.max_pool2d_with_indices.default"),
+                       {NodeRef{x}, Value::list({Value(3), Value(3)}), Value::list({Value(2), Value(2)})});
+  g.output({NodeRef{plain}, NodeRef{tanh}, NodeRef{cast}, NodeRef{pool}});
+  verify(g);
+  CHECK(*g[plain].arg("approximate") == Value(std::string("none")));
+  CHECK(*g[tanh].arg("approximate") == Value(std::string("tanh")));
+  CHECK(*g[cast].arg("clamp") == Value(false));
+  CHECK(*g[cast].arg("scale") == Value(0.5));
+  CHECK(*g[pool].arg("padding") == Value::list({Value(0), Value(0)}));
+  CHECK(*g[pool].arg("dilation") == Value::list({Value(1), Value(1)}));
+  CHECK(*g[pool].arg("ceil_mode") == Value(false));
 }
