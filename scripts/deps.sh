@@ -3,7 +3,7 @@
 # other scripts; does nothing when everything is there.
 set -euo pipefail
 ctmatch_packages=(cmake ninja-build g++ clang-14 libclang-rt-14-dev libboost1.81-dev
-                  libboost-json1.81-dev doctest-dev libbenchmark-dev)
+                  libboost-json1.81-dev libsimdjson-dev doctest-dev libbenchmark-dev)
 missing=()
 for p in "${ctmatch_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
