@@ -1,0 +1,278 @@
+// torch.export JSON: reading the graphs of tests/data, the serde enum numbering, the
+// getitem nodes the format folds away, and the round trips read -> write -> read (identical
+// graph) and write(read(file)) == file (torch's own document comes back byte for byte).
+#include <doctest/doctest.h>
+
+#include <ctmatch/graph/verify.hpp>
+#include <ctmatch/io/export_json.hpp>
+#include <ctmatch/schema/builtin.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ctmatch;
+
+namespace {
+
+std::string slurp(const std::string& name) {
+  std::ifstream f(std::string(CTMATCH_TEST_DATA) + "/" + name, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "cannot open " << name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string describe(const Value& v, const Graph& g) {
+  switch (v.kind()) {
+    case Value::Kind::Node: return "%" + g[v.node()].name();
+    case Value::Kind::List: {
+      std::string s = v.get_if<List>()->tuple ? "(" : "[";
+      for (const Value& x : *v.items()) s += describe(x, g) + ",";
+      return s + (v.get_if<List>()->tuple ? ")" : "]");
+    }
+    default: return std::string(kind_name(v.kind()));
+  }
+}
+
+/// Values are equal when they have the same kind and content; node references are equal
+/// when they name the same node (ids may differ between two graphs).
+bool same_value(const Value& a, const Graph& ga, const Value& b, const Graph& gb) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_node()) return ga[a.node()].name() == gb[b.node()].name();
+  if (a.is_list()) {
+    const auto &x = *a.items(), &y = *b.items();
+    if (a.get_if<List>()->tuple != b.get_if<List>()->tuple || x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_value(x[i], ga, y[i], gb)) return false;
+    return true;
+  }
+  return a == b;
+}
+
+/// Every node (order, kind, name, op, target, args, kwargs, value kinds, meta, annotations)
+/// and every graph annotation: one difference fails.
+void check_same_graph(const Graph& a, const Graph& b) {
+  REQUIRE(a.size() == b.size());
+  NodeId x = a.first(), y = b.first();
+  for (; x != no_node && y != no_node; x = a.next(x), y = b.next(y)) {
+    const Node &n = a[x], &m = b[y];
+    INFO("node " << n.name());
+    CHECK(n.name() == m.name());
+    CHECK(n.kind() == m.kind());
+    CHECK(n.op() == m.op());
+    CHECK(n.target() == m.target());
+    REQUIRE(n.args().size() == m.args().size());
+    for (std::size_t i = 0; i < n.args().size(); ++i)
+      CHECK_MESSAGE(same_value(n.args()[i], a, m.args()[i], b),
+                    "arg " << i << ": " << describe(n.args()[i], a) << " vs " << describe(m.args()[i], b));
+    REQUIRE(n.kwargs().size() == m.kwargs().size());
+    for (std::size_t i = 0; i < n.kwargs().size(); ++i) {
+      CHECK(n.kwargs()[i].name == m.kwargs()[i].name);
+      CHECK_MESSAGE(same_value(n.kwargs()[i].value, a, m.kwargs()[i].value, b), "kwarg " << n.kwargs()[i].name);
+    }
+    CHECK(n.meta == m.meta);
+    CHECK(n.annotations == m.annotations);
+    CHECK((n.signature() == nullptr) == (m.signature() == nullptr));
+  }
+  CHECK(x == no_node);
+  CHECK(y == no_node);
+  CHECK(a.annotations == b.annotations);
+}
+
+const Node& node(const Graph& g, std::string_view name) {
+  NodeId id = g.find(name);
+  REQUIRE_MESSAGE(id != no_node, "no node " << name);
+  return g[id];
+}
+
+std::size_t count_op(const Graph& g, std::string_view op) {
+  std::size_t n = 0;
+  for (const Node& x : g.nodes())
+    if (x.op() != no_op && op_name(x.op()) == op) ++n;
+  return n;
+}
+
+struct Expected {
+  const char* stem;
+  std::size_t nodes;
+  std::size_t getitems;
+};
+constexpr Expected graphs[] = {{"seed_mlp", 19, 0}, {"resnet18", 215, 21}, {"gpt2", 949, 61}};
+
+}  // namespace
+
+TEST_CASE("every graph of tests/data reads, verifies and has torch's node count") {
+  for (const Expected& e : graphs) {
+    INFO(e.stem);
+    std::string text = slurp(std::string(e.stem) + ".export.json");
+    Graph g = io::read_export_json(text, std::string(e.stem) + ".export.json");
+    CHECK_NOTHROW(verify(g));
+    CHECK(g.size() == e.nodes);
+    CHECK(count_op(g, "operator.getitem") == e.getitems);
+    CHECK(g[g.first()].kind() == NodeKind::Placeholder);
+    CHECK(g[g.last()].kind() == NodeKind::Output);
+    // Every call_function node of a known op bound its schema.
+    for (const Node& n : g.nodes())
+      if (n.kind() == NodeKind::CallFunction && op_name(n.op()) != "operator.getitem")
+        CHECK_MESSAGE(n.signature() != nullptr, n.name() << " (" << op_name(n.op()) << ") has no signature");
+  }
+}
+
+TEST_CASE("read -> write -> read gives an identical graph") {
+  for (const Expected& e : graphs) {
+    INFO(e.stem);
+    Graph g = io::read_export_json(slurp(std::string(e.stem) + ".export.json"));
+    std::string written = io::write_export_json(g);
+    Graph h = io::read_export_json(written, "written.json");
+    CHECK_NOTHROW(verify(h));
+    check_same_graph(g, h);
+    // and writing again is stable
+    CHECK(io::write_export_json(h) == written);
+  }
+}
+
+TEST_CASE("torch's own document comes back byte for byte") {
+  // Every field the reader does not model is kept, in torch's spelling: writing what was read
+  // reproduces the file exactly.
+  for (const Expected& e : graphs) {
+    INFO(e.stem);
+    std::string text = slurp(std::string(e.stem) + ".export.json");
+    std::string written = io::write_export_json(io::read_export_json(text));
+    REQUIRE(written.size() == text.size());
+    CHECK(written == text);
+  }
+}
+
+TEST_CASE("seed_mlp: arguments, kwargs and metadata as torch.export wrote them") {
+  Graph g = io::read_export_json(slurp("seed_mlp.export.json"), "seed_mlp.export.json");
+  const Node& mm = node(g, "mm");
+  CHECK(op_name(mm.op()) == "aten.mm.default");
+  REQUIRE(mm.args().size() == 2);
+  CHECK(g[mm.args()[0].node()].name() == "x");
+  CHECK(g[mm.args()[1].node()].name() == "p_ws_0");
+  CHECK(mm.kwargs().empty());
+
+  const Node& sc = node(g, "scale_cast");
+  CHECK(op_name(sc.op()) == "seedlib.scale_cast.default");
+  REQUIRE(sc.kwargs().size() == 3);
+  CHECK(sc.kwargs()[0].name == "dtype");
+  CHECK(sc.kwargs()[0].value == Value(ScalarType::Float));  // serde 7
+  CHECK(sc.kwargs()[1].value == Value(true));
+  CHECK(sc.kwargs()[2].value == Value(0.5));
+  const Node& sc1 = node(g, "scale_cast_1");
+  CHECK(sc1.kwarg("clamp") == nullptr);  // left out where False
+  REQUIRE(sc1.signature() != nullptr);
+  CHECK(*sc1.arg("clamp") == Value(false));  // the schema's default
+
+  CHECK(*node(g, "gelu").kwarg("approximate") == Value("tanh"));
+  const Node& sum = node(g, "sum_1");
+  CHECK(op_name(sum.op()) == "aten.sum.dim_IntList");
+  REQUIRE(sum.args().size() == 3);
+  CHECK(sum.args()[1] == Value::list({Value(1)}));
+  CHECK(sum.args()[2] == Value(true));
+
+  // tensor_values -> meta
+  const Node& x = node(g, "x");
+  CHECK(x.meta.dtype == ScalarType::Float);
+  CHECK(x.meta.shape == std::vector<Value>{Value(64), Value(512)});
+  CHECK(node(g, "p_ws_0").meta.shape == std::vector<Value>{Value(512), Value(512)});
+  // what is not modelled is kept
+  const std::string* st = io::export_json::find_annotation(mm.annotations, io::export_json::key_metadata);
+  REQUIRE(st != nullptr);
+  CHECK(st->find("torch.mm(x, w)") != std::string::npos);
+  CHECK(io::export_json::find_annotation(g.annotations, "json:graph_module.signature") != nullptr);
+  CHECK(*io::export_json::find_annotation(g.annotations, "json:schema_version") == "{\"major\": 8, \"minor\": 17}");
+
+  // the output node returns a tuple of the graph outputs
+  const Node& out = g[g.last()];
+  REQUIRE(out.args().size() == 1);
+  REQUIRE(out.args()[0].items()->size() == 1);
+  CHECK(g[(*out.args()[0].items())[0].node()].name() == "sum_1");
+}
+
+TEST_CASE("gpt2: getitem nodes recreated after their multi-output node, unused outputs not") {
+  Graph g = io::read_export_json(slurp("gpt2.export.json"), "gpt2.export.json");
+  // split_with_sizes: one `as_tensors` output of three names
+  const Node& split = node(g, "split_with_sizes");
+  CHECK(split.users().size() == 3);
+  NodeId n = g.next(split.id());
+  for (std::int64_t i = 0; i < 3; ++i, n = g.next(n)) {
+    const Node& gi = g[n];
+    CHECK(gi.name() == "getitem_" + std::to_string(3 + i));
+    CHECK(op_name(gi.op()) == "operator.getitem");
+    CHECK(gi.args()[0].node() == split.id());
+    CHECK(gi.args()[1] == Value(i));
+    CHECK(gi.meta.dtype == ScalarType::Float);
+  }
+  // native_layer_norm: three `as_tensor` outputs, two of them `_unused_`
+  const Node& ln = node(g, "native_layer_norm");
+  REQUIRE(ln.users().size() == 1);
+  const Node& gi = g[ln.users()[0]];
+  CHECK(gi.name() == "getitem");
+  CHECK(gi.args()[1] == Value(0));
+  CHECK(g.find("native_layer_norm_unused_1") == no_node);
+  const std::string* unused = io::export_json::find_annotation(ln.annotations, io::export_json::key_unused_tensor_values);
+  REQUIRE(unused != nullptr);
+  CHECK(unused->find("\"native_layer_norm_unused_1\": {\"dtype\": 7") == 0);
+  // serde numbering against the FX text of the same graph: `dtype: torch.bool` (12),
+  // `memory_format: torch.contiguous_format` (1), `layout: torch.strided` (7), `device: cpu`
+  CHECK(*node(g, "full").kwarg("dtype") == Value(ScalarType::Bool));
+  bool saw_memory_format = false, saw_layout = false;
+  for (const Node& x : g.nodes()) {
+    if (const Value* m = x.kwarg("memory_format")) {
+      CHECK(*m == Value(MemoryFormat::Contiguous));
+      saw_memory_format = true;
+    }
+    if (const Value* l = x.kwarg("layout")) {
+      CHECK(*l == Value(Layout::Strided));
+      CHECK(*x.kwarg("device") == Value(Device{DeviceType::CPU, -1}));
+      saw_layout = true;
+    }
+  }
+  CHECK(saw_memory_format);
+  CHECK(saw_layout);
+  // as_tensors input of a known op: a list of node references
+  const Node& cat = node(g, "cat");
+  CHECK(cat.args()[0].items()->size() == 2);
+  CHECK(g[(*cat.args()[0].items())[0].node()].name() == "sub");
+  // input_ids are int64 (serde 5)
+  CHECK(node(g, "input_ids").meta.dtype == ScalarType::Long);
+}
+
+TEST_CASE("serde enum numbering is torch/_export/serde/schema.py's, both ways") {
+  using namespace io::serde;
+  const std::map<std::int64_t, ScalarType> dtypes = {
+      {1, ScalarType::Byte},          {2, ScalarType::Char},           {3, ScalarType::Short},
+      {4, ScalarType::Int},           {5, ScalarType::Long},           {6, ScalarType::Half},
+      {7, ScalarType::Float},         {8, ScalarType::Double},         {9, ScalarType::ComplexHalf},
+      {10, ScalarType::ComplexFloat}, {11, ScalarType::ComplexDouble}, {12, ScalarType::Bool},
+      {13, ScalarType::BFloat16},     {28, ScalarType::UInt16},        {29, ScalarType::Float8_e4m3fn},
+      {30, ScalarType::Float8_e5m2},  {31, ScalarType::Float8_e4m3fnuz}, {32, ScalarType::Float8_e5m2fnuz},
+      {33, ScalarType::Float8_e8m0fnu}, {34, ScalarType::UInt32},      {35, ScalarType::UInt64}};
+  for (std::int64_t code = -1; code < 40; ++code) {
+    auto it = dtypes.find(code);
+    INFO(code);
+    if (it == dtypes.end()) {
+      CHECK_FALSE(scalar_type_from_serde(code).has_value());
+    } else {
+      CHECK(scalar_type_from_serde(code) == it->second);
+      CHECK(scalar_type_to_serde(it->second) == code);
+    }
+  }
+  CHECK_FALSE(scalar_type_to_serde(ScalarType::QInt8).has_value());
+  CHECK(layout_from_serde(1) == Layout::Sparse);
+  CHECK(layout_from_serde(6) == Layout::Mkldnn);
+  CHECK(layout_from_serde(7) == Layout::Strided);
+  CHECK_FALSE(layout_from_serde(0).has_value());
+  CHECK_FALSE(layout_to_serde(Layout::Jagged).has_value());
+  CHECK(memory_format_from_serde(1) == MemoryFormat::Contiguous);
+  CHECK(memory_format_from_serde(2) == MemoryFormat::ChannelsLast);
+  CHECK(memory_format_from_serde(3) == MemoryFormat::ChannelsLast3d);
+  CHECK(memory_format_from_serde(4) == MemoryFormat::Preserve);
+  CHECK(memory_format_to_serde(MemoryFormat::Preserve) == 4);
+  CHECK_FALSE(memory_format_from_serde(5).has_value());
+}
