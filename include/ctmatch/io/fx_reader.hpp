@@ -23,6 +23,7 @@
 // - A type annotation (`%x : torch.Tensor [num_users=1]`) is kept as the node annotation
 //   `fx.type`; `graph() -> T:` as the graph annotation `fx.return_type`.
 // - `[num_users=N]` is checked against the users the graph finds.
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -123,6 +124,10 @@ class Reader {
       auto [line, col] = line_column(text_, bad);
       throw ParseError(file_, line, col, "invalid UTF-8");
     }
+    // About one node a line: size the tables once.
+    std::size_t lines = static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1;
+    names_.reserve(lines);
+    expected_users_.reserve(lines);
     read_header();
     bool returned = false;
     while (!returned) {
