@@ -341,24 +341,29 @@ struct InvalidCall : element<InvalidCall> {
 
 template <class OpT, class... A>
 constexpr auto make_call(const A&... a) {
-  constexpr auto plan = call_plan<OpT, A...>::value;
-  static_assert(plan.error != CallError::unknown_kwarg,
-                "ctmatch: keyword argument is not in the op's schema");
-  static_assert(plan.error != CallError::too_many_positional,
-                "ctmatch: wrong arity: more positional arguments than the op's schema takes");
-  static_assert(plan.error != CallError::missing_required,
-                "ctmatch: wrong arity: a required argument of the op's schema is missing "
-                "(write _ to match anything)");
-  static_assert(plan.error != CallError::given_twice,
-                "ctmatch: an argument is given twice (positionally and by keyword)");
-  if constexpr (plan.error != CallError::none) {
+  static_assert(OpT::parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
+  if constexpr (!OpT::parsed.ok) {
     return InvalidCall{};
   } else {
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return Call<OpT, default_call_opts, no_label,
-                  Arg<call_plan<OpT, A...>::value.index[K], typename kw_traits<A>::elem>...>(
-          kw_traits<A>::get(a)...);
-    }(std::index_sequence_for<A...>{});
+    constexpr auto plan = call_plan<OpT, A...>::value;
+    static_assert(plan.error != CallError::unknown_kwarg,
+                  "ctmatch: keyword argument is not in the op's schema");
+    static_assert(plan.error != CallError::too_many_positional,
+                  "ctmatch: wrong arity: more positional arguments than the op's schema takes");
+    static_assert(plan.error != CallError::missing_required,
+                  "ctmatch: wrong arity: a required argument of the op's schema is missing "
+                  "(write _ to match anything)");
+    static_assert(plan.error != CallError::given_twice,
+                  "ctmatch: an argument is given twice (positionally and by keyword)");
+    if constexpr (plan.error != CallError::none) {
+      return InvalidCall{};
+    } else {
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return Call<OpT, default_call_opts, no_label,
+                    Arg<call_plan<OpT, A...>::value.index[K], typename kw_traits<A>::elem>...>(
+            kw_traits<A>::get(a)...);
+      }(std::index_sequence_for<A...>{});
+    }
   }
 }
 }  // namespace detail

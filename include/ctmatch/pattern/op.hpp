@@ -68,20 +68,25 @@ inline OpId register_op(std::string_view text, std::string_view name, const sche
 
 template <fixed_string S>
 struct Op {
+  // Static data members of a class template are instantiated on first use: declaring an op
+  // (aten.hpp declares dozens) parses nothing until a pattern uses it.
   static constexpr schema::ParseResult parsed = schema::parse_schema(S.view());
-  static_assert(parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
   static constexpr const schema::FunctionSchema& schema = parsed.schema;
 
   static constexpr std::size_t name_length = detail::op_name_length(parsed.schema);
   static constexpr std::array<char, name_length> name_chars =
       detail::op_name_chars<name_length>(parsed.schema);
   /// The interned name: `aten.add.Tensor`.
-  static constexpr std::string_view name() { return {name_chars.data(), name_length}; }
+  static constexpr std::string_view name() {
+    static_assert(parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
+    return {name_chars.data(), name_length};
+  }
   /// The schema text as declared.
   static constexpr std::string_view schema_text() { return S.view(); }
 
   /// The op's id, interned (and its schema registered) on first use.
   static OpId id() {
+    static_assert(parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
     static const OpId v = detail::register_op(S.view(), name(), parsed.schema);
     return v;
   }

@@ -1,0 +1,6 @@
+// A required argument left out.
+#include <ctmatch/pattern.hpp>
+using namespace ctmatch::dsl;
+constexpr auto scale_cast =
+    op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
+constexpr auto p = aten::mm("a"_x);

@@ -1,0 +1,6 @@
+// A slot whose type cannot hold the argument's schema type (ScalarType).
+#include <ctmatch/pattern.hpp>
+using namespace ctmatch::dsl;
+constexpr auto scale_cast =
+    op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
+constexpr auto p = scale_cast("x"_x, "dtype"_kw = slot<"dtype", bool>);
