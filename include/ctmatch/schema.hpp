@@ -5,6 +5,7 @@
 // an argument alike.
 //   function_schema.hpp  the FunctionSchema data (constexpr)
 //   parse.hpp            parse_schema(text): one parser for constant expressions and run time
+//   diagnose.hpp         schema_ok<&parsed>(): a compile error that names the parser's message
 //   op_key.hpp           `aten::add.Tensor` -> `aten.add.Tensor`, `aten::mm` -> `aten.mm.default`
 //   print.hpp            schemas and types back to text, for messages
 //   signature.hpp        FunctionSchema -> OpSignature, defaults converted to typed Values
@@ -14,6 +15,7 @@
 #include "graph.hpp"
 #include "schema/builtin.hpp"
 #include "schema/builtin_table.hpp"
+#include "schema/diagnose.hpp"
 #include "schema/function_schema.hpp"
 #include "schema/op_key.hpp"
 #include "schema/parse.hpp"

@@ -3,10 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <ctmatch/schema/builtin_table.hpp>
+#include <ctmatch/schema/diagnose.hpp>
 #include <ctmatch/schema/op_key.hpp>
 #include <ctmatch/schema/parse.hpp>
 
 #include <deque>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,6 +76,11 @@ static_assert(assert_meta.ok && assert_meta.schema.num_returns == 0 && assert_me
 
 constexpr auto bad_type = parse_schema("aten::f(Tensr x) -> Tensor");
 static_assert(!bad_type.ok && bad_type.error_pos == 8 && bad_type.error == "unknown type");
+
+// schema_ok<> is true for a schema that parses (the failing side is the compile_fail tests).
+static_assert(schema_ok<&scale_cast>() && schema_ok<&add>() && schema_ok<&assert_meta>());
+static_assert(detail::parse_error_index("unknown type") < detail::parse_error_message_count);
+static_assert(detail::parse_error_index("no such message") == detail::parse_error_message_count);
 
 // Every schema of the built-in table parses in a constant expression. Checked in chunks, each
 // its own static_assert (one constant evaluation), and compilers cap the steps of one evaluation
@@ -327,4 +335,59 @@ TEST_CASE("parse: a run-time copy of a text parses like the literal") {
       CHECK(rt.schema.args[i].default_text == lit.schema.args[i].default_text);
     }
   }
+}
+
+TEST_CASE("parse: every truncation and byte flip of the table is a clean result") {
+  // Bad input must give an error with an in-range position, never a crash or a read past the
+  // end (the sanitizer build runs this too).
+  const char flips[] = {'\0', '(', ')', '[', ']', ',', '*', '=', '\'', '"', '?', '!', '-', '>', ' ', 'x', '9', '\xff'};
+  std::size_t errors = 0;
+  for (std::string_view s : builtin_schemas) {
+    for (std::size_t n = 0; n < s.size(); ++n) {
+      auto r = parse(std::string(s.substr(0, n)));
+      if (r.ok) {  // only a prefix that ends after a whole return type: `-> Tensor` of `-> Tensor(a)`
+        CHECK(s.substr(0, n).find("->") != std::string_view::npos);
+        continue;
+      }
+      CHECK(r.error_pos <= n);
+      CHECK_FALSE(r.error.empty());
+      ++errors;
+    }
+    for (std::size_t i = 0; i < s.size(); i += 7) {
+      for (char f : flips) {
+        std::string m(s);
+        m[i] = f;
+        auto r = parse(m);
+        if (!r.ok) {
+          CHECK(r.error_pos <= m.size());
+          CHECK_FALSE(r.error.empty());
+        }
+      }
+    }
+  }
+  CHECK(errors > 20000);
+}
+
+TEST_CASE("diagnose: every message of the parser has its compile-time error function") {
+  // Reads parse.hpp and checks every message passed to fail()/fail_at(), so that a new message
+  // cannot be added without its named error function in diagnose.hpp.
+  std::ifstream in(CTMATCH_TEST_DATA "/../../include/ctmatch/schema/parse.hpp");
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string src = ss.str();
+  std::size_t found = 0;
+  for (const char* call : {"fail(\"", "fail_at("}) {
+    for (std::size_t p = src.find(call); p != std::string::npos; p = src.find(call, p + 1)) {
+      std::size_t q = src.find('"', p);
+      std::size_t line_end = src.find('\n', p);
+      if (q == std::string::npos || q > line_end) continue;  // fail_at(pos, msg) with msg a variable
+      std::size_t e = src.find('"', q + 1);
+      std::string message = src.substr(q + 1, e - q - 1);
+      CAPTURE(message);
+      CHECK(detail::parse_error_index(message) < detail::parse_error_message_count);
+      ++found;
+    }
+  }
+  CHECK(found >= 40);
 }
