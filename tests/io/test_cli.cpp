@@ -1,0 +1,138 @@
+// ctmatch-opt as a user runs it: the embedded sample, emitting every format, output files,
+// standard input, and exit status 2 with `FILE:LINE:COL: error: ...` for every malformed input.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_cli_run.hpp"
+
+using cli_test::quote;
+using cli_test::run;
+using cli_test::slurp;
+
+namespace {
+const std::filesystem::path data = CTMATCH_TEST_DATA;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+}  // namespace
+
+TEST_CASE("the CLI tests know where ctmatch-opt is") {
+#ifndef CTMATCH_OPT_EXE
+  FAIL("ctmatch-opt was not built (configure with CTMATCH_BUILD_TOOLS=ON to test it)");
+#else
+  CHECK(std::filesystem::exists(CTMATCH_OPT_EXE));
+#endif
+}
+
+TEST_CASE("without arguments it prints the embedded sample graph, seed_mlp, as FX text") {
+  auto r = run("");
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == slurp(data / "seed_mlp.export.fx.txt") + "\n");
+}
+
+TEST_CASE("--emit fx -o OUT writes the graph back byte for byte (and a final newline)") {
+  for (std::string name : {"resnet18.postgrad.fx.txt", "gpt2.joint.fx.txt"}) {
+    INFO(name);
+    auto out = cli_test::temp_path("out.fx.txt");
+    auto r = run(quote((data / name).string()) + " --emit fx -o " + quote(out.string()));
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());
+    CHECK(slurp(out) == slurp(data / name) + "\n");
+    std::filesystem::remove(out);
+  }
+}
+
+TEST_CASE("--emit dot and --emit none") {
+  auto dot = run("--emit dot");
+  CHECK(dot.status == 0);
+  CHECK(dot.out.rfind("digraph G {\n", 0) == 0);
+  CHECK(dot.out.find("aten.mm.default") != std::string::npos);
+  auto none = run("--emit none");
+  CHECK(none.status == 0);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("--emit json writes torch.export JSON that reads back to the same graph") {
+  auto json = cli_test::temp_path("seed.json");
+  auto r = run("--emit json -o " + quote(json.string()));
+  REQUIRE(r.status == 0);
+  std::string text = slurp(json);
+  CHECK(text.find('{') == 0);
+  // Read back (format detected from the content) and printed as FX: the sample again.
+  auto back = run(quote(json.string()) + " --emit fx");
+  CHECK(back.status == 0);
+  CHECK(back.err.empty());
+  CHECK(back.out == slurp(data / "seed_mlp.export.fx.txt") + "\n");
+  std::filesystem::remove(json);
+}
+
+TEST_CASE("'-' reads standard input") {
+  auto r = run("- --emit fx < " + quote((data / "seed_mlp.joint.fx.txt").string()));
+  CHECK(r.status == 0);
+  CHECK(r.out == slurp(data / "seed_mlp.joint.fx.txt") + "\n");
+}
+
+TEST_CASE("every malformed input: exit status 2 and FILE:LINE:COL: error: ... on stderr") {
+  const auto dir = data / "bad";
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (ends_with(n, ".fx.txt") || ends_with(n, ".json")) inputs.push_back(e.path());
+  }
+  std::sort(inputs.begin(), inputs.end());
+  REQUIRE(inputs.size() >= 18);
+  for (const auto& path : inputs) {
+    std::string file = path.string();
+    INFO(file);
+    std::string stem = path.filename().string();
+    stem = stem.substr(0, stem.size() - (ends_with(stem, ".json") ? 5 : 7));
+    std::string expected = slurp(dir / (stem + ".expect"));
+    while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r')) expected.pop_back();
+    auto r = run(quote(file) + " --emit fx");
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());  // nothing half-written
+    CHECK(r.err == file + ":" + expected + "\n");
+  }
+}
+
+TEST_CASE("a missing file and a wrong command line: exit status 2 with a message") {
+  auto missing = run(quote((data / "no_such_graph.fx.txt").string()));
+  CHECK(missing.status == 2);
+  CHECK(missing.err == (data / "no_such_graph.fx.txt").string() + ": error: cannot open file\n");
+
+  auto unknown = run("--frobnicate");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.rfind("ctmatch-opt: error: unknown option '--frobnicate'\nusage: ctmatch-opt", 0) == 0);
+
+  auto bad_emit = run("--emit yaml");
+  CHECK(bad_emit.status == 2);
+  CHECK(bad_emit.err.find("--emit: unknown format 'yaml'") != std::string::npos);
+
+  auto no_value = run("-o");
+  CHECK(no_value.status == 2);
+  CHECK(no_value.err.find("option '-o' needs a value") != std::string::npos);
+
+  auto two = run("a.fx.txt b.fx.txt");
+  CHECK(two.status == 2);
+  CHECK(two.err.find("more than one input file") != std::string::npos);
+
+  auto mixed = run("--stats-json --emit fx");
+  CHECK(mixed.status == 2);
+  CHECK(mixed.err.find("give -o OUT") != std::string::npos);
+
+  auto help = run("--help");
+  CHECK(help.status == 0);
+  CHECK(help.out.rfind("usage: ctmatch-opt", 0) == 0);
+}
+
+TEST_CASE("an output that cannot be written: exit status 1") {
+  auto r = run("-o " + quote((data / "no_such_dir" / "out.fx.txt").string()));
+  CHECK(r.status == 1);
+  CHECK(r.err.find("cannot open for writing") != std::string::npos);
+}
