@@ -262,7 +262,7 @@ inline constexpr std::string_view builtin_schemas[] = {
     "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
     "aten::silu(Tensor self) -> Tensor",
     "aten::dropout(Tensor input, float p, bool train) -> Tensor",
-    "aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor",
+    "aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
     "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
