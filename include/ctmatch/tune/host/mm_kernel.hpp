@@ -31,6 +31,53 @@ struct GemmArgs {
   float alpha = 1.0f, beta = 1.0f;
 };
 
+namespace detail {
+// Only the inner product of a full tile needs the blocks at compile time; packing, edge tiles
+// and the epilogue take them at run time and are shared by every config (compiled once per
+// element type, not once per config: this keeps the all-configs TU cheap to compile).
+
+/// Widens the A panel rows [i0, i0+mb) x cols [k0, k0+kb) into a[mb][ld].
+template <class T>
+[[gnu::noinline]] void pack_a(const GemmArgs<T>& g, std::int64_t i0, std::int64_t k0, int mb, int kb, int ld, float* a) {
+  for (int i = 0; i < mb; ++i)
+    for (int kk = 0; kk < kb; ++kk) a[i * ld + kk] = to_float(g.a[(i0 + i) * g.a_row + (k0 + kk) * g.a_col]);
+}
+/// Widens the B panel rows [k0, k0+kb) x cols [j0, j0+nb) into b[kb][ld].
+template <class T>
+[[gnu::noinline]] void pack_b(const GemmArgs<T>& g, std::int64_t k0, std::int64_t j0, int kb, int nb, int ld, float* b) {
+  for (int kk = 0; kk < kb; ++kk)
+    for (int j = 0; j < nb; ++j) b[kk * ld + j] = to_float(g.b[(k0 + kk) * g.b_row + (j0 + j) * g.b_col]);
+}
+/// c[mb][ldc] += a[mb][lda] @ b[kb][ldc] with run-time extents (edge tiles).
+[[gnu::noinline]] inline void accumulate_edge(const float* __restrict a, const float* __restrict b, float* __restrict c,
+                                              int mb, int nb, int kb, int lda, int ldc) {
+  for (int i = 0; i < mb; ++i)
+    for (int kk = 0; kk < kb; ++kk) {
+      const float av = a[i * lda + kk];
+      for (int j = 0; j < nb; ++j) c[i * ldc + j] += av * b[kk * ldc + j];
+    }
+}
+/// The full-tile inner product: compile-time trip counts, unrolled and vectorized.
+template <int BM, int BN, int BK>
+void accumulate_full(const float* __restrict a, const float* __restrict b, float* __restrict c) {
+  for (int i = 0; i < BM; ++i)
+    for (int kk = 0; kk < BK; ++kk) {
+      const float av = a[i * BK + kk];
+      for (int j = 0; j < BN; ++j) c[i * BN + j] += av * b[kk * BN + j];
+    }
+}
+/// out tile = alpha * acc + beta * bias (addmm) or acc, rounded to T.
+template <class T>
+[[gnu::noinline]] void store_tile(const GemmArgs<T>& g, std::int64_t i0, std::int64_t j0, int mb, int nb, int ldc, const float* acc) {
+  for (int i = 0; i < mb; ++i)
+    for (int j = 0; j < nb; ++j) {
+      float v = acc[i * ldc + j];
+      if (g.bias != nullptr) v = g.alpha * v + g.beta * to_float(g.bias[(i0 + i) * g.bias_row + (j0 + j) * g.bias_col]);
+      g.out[(i0 + i) * g.out_row + (j0 + j) * g.out_col] = from_float<T>(v);
+    }
+}
+}  // namespace detail
+
 template <int BM, int BN, int BK, class T>
 void tiled_gemm(const GemmArgs<T>& g) {
   static_assert(BM > 0 && BN > 0 && BK > 0, "ctmatch: blocks must be positive");
@@ -44,36 +91,12 @@ void tiled_gemm(const GemmArgs<T>& g) {
       std::fill(acc.begin(), acc.end(), 0.0f);
       for (std::int64_t k0 = 0; k0 < g.k; k0 += BK) {
         const int kb = static_cast<int>(std::min<std::int64_t>(BK, g.k - k0));
-        for (int i = 0; i < mb; ++i)
-          for (int kk = 0; kk < kb; ++kk)
-            a_panel[static_cast<std::size_t>(i * BK + kk)] = to_float(g.a[(i0 + i) * g.a_row + (k0 + kk) * g.a_col]);
-        for (int kk = 0; kk < kb; ++kk)
-          for (int j = 0; j < nb; ++j)
-            b_panel[static_cast<std::size_t>(kk * BN + j)] = to_float(g.b[(k0 + kk) * g.b_row + (j0 + j) * g.b_col]);
-        float* __restrict c = acc.data();
-        const float* __restrict ap = a_panel.data();
-        const float* __restrict bp = b_panel.data();
-        if (mb == BM && nb == BN && kb == BK) {  // full tile: compile-time trip counts
-          for (int i = 0; i < BM; ++i)
-            for (int kk = 0; kk < BK; ++kk) {
-              const float av = ap[i * BK + kk];
-              for (int j = 0; j < BN; ++j) c[i * BN + j] += av * bp[kk * BN + j];
-            }
-        } else {
-          for (int i = 0; i < mb; ++i)
-            for (int kk = 0; kk < kb; ++kk) {
-              const float av = ap[i * BK + kk];
-              for (int j = 0; j < nb; ++j) c[i * BN + j] += av * bp[kk * BN + j];
-            }
-        }
+        detail::pack_a(g, i0, k0, mb, kb, BK, a_panel.data());
+        detail::pack_b(g, k0, j0, kb, nb, BN, b_panel.data());
+        if (mb == BM && nb == BN && kb == BK) detail::accumulate_full<BM, BN, BK>(a_panel.data(), b_panel.data(), acc.data());
+        else detail::accumulate_edge(a_panel.data(), b_panel.data(), acc.data(), mb, nb, kb, BK, BN);
       }
-      for (int i = 0; i < mb; ++i)
-        for (int j = 0; j < nb; ++j) {
-          float v = acc[static_cast<std::size_t>(i * BN + j)];
-          if (g.bias != nullptr)
-            v = g.alpha * v + g.beta * to_float(g.bias[(i0 + i) * g.bias_row + (j0 + j) * g.bias_col]);
-          g.out[(i0 + i) * g.out_row + (j0 + j) * g.out_col] = from_float<T>(v);
-        }
+      detail::store_tile(g, i0, j0, mb, nb, BN, acc.data());
     }
   }
 }
