@@ -88,7 +88,8 @@ TEST_CASE("seed_mlp: mm -> scale_cast with typed dtype, clamp and scale") {
 
 TEST_CASE("the eight patterns: the DSL finds exactly what the hand-written matchers find") {
   for (const char* file : {"seed_mlp.export.fx.txt", "seed_mlp.export.json", "resnet18.export.fx.txt",
-                           "resnet18.export.json", "gpt2.export.fx.txt", "gpt2.export.json"}) {
+                           "resnet18.export.json", "gpt2.export.fx.txt", "gpt2.export.json",
+                           "bert.export.fx.txt"}) {
     CAPTURE(file);
     Graph g = load(file);
     Found d = dsl_all(g), h = hand_all(g);
@@ -120,6 +121,35 @@ TEST_CASE("gpt2: layer_norm and view_view roots are Inductor's") {
     CHECK(dsl_roots(gelu_tanh, g).empty());
     CHECK(dsl_roots(mm_scale_cast, g).empty());
   }
+}
+
+TEST_CASE("bert: attention, layer_norm and view_view roots are Inductor's") {
+  Graph g = load("bert.export.fx.txt");
+  CHECK(dsl_roots(attention, g) == std::vector<std::string>{"bmm_1", "bmm_11", "bmm_13", "bmm_15",
+                                                             "bmm_17", "bmm_19", "bmm_21", "bmm_23",
+                                                             "bmm_3", "bmm_5", "bmm_7", "bmm_9"});
+  CHECK(dsl_roots(layer_norm, g) ==
+        std::vector<std::string>{"getitem",    "getitem_12", "getitem_15", "getitem_18", "getitem_21",
+                                 "getitem_24", "getitem_27", "getitem_3",  "getitem_30", "getitem_33",
+                                 "getitem_36", "getitem_39", "getitem_42", "getitem_45", "getitem_48",
+                                 "getitem_51", "getitem_54", "getitem_57", "getitem_6",  "getitem_60",
+                                 "getitem_63", "getitem_66", "getitem_69", "getitem_72", "getitem_9"});
+  CHECK(dsl_roots(view_view, g) ==
+        std::vector<std::string>{
+            "view_104", "view_112", "view_115", "view_118", "view_126", "view_134", "view_137", "view_140",
+            "view_148", "view_156", "view_159", "view_16",  "view_162", "view_170", "view_178", "view_181",
+            "view_184", "view_192", "view_2",   "view_200", "view_203", "view_206", "view_214", "view_222",
+            "view_225", "view_228", "view_236", "view_24",  "view_244", "view_247", "view_250", "view_258",
+            "view_27",  "view_30",  "view_38",  "view_46",  "view_49",  "view_5",   "view_52",  "view_60",
+            "view_68",  "view_71",  "view_74",  "view_8",   "view_82",  "view_90",  "view_93",  "view_96"});
+  // The attention match captures the scale constant and the four inputs.
+  auto m = match(attention, g, g.find("bmm_1"));
+  REQUIRE(m);
+  CHECK(m->get<"scale">() > 0.0);
+  CHECK(g[m->get<"q">()].kind() != NodeKind::Output);
+  static_assert(Match<std::remove_const_t<decltype(attention)>>::node_count == 9);
+  for (std::size_t i = 1; i < 9; ++i) CHECK(m->node(i).num_users() == 1);
+  CHECK(m->node(4).name().substr(0, 8) == "_softmax");
 }
 
 TEST_CASE("gpt2: a match exposes full typed args of every matched node") {

@@ -44,7 +44,7 @@ concept Element = std::is_base_of_v<element_tag, T>;
 
 template <std::size_t I, class E>
 struct pack_cell {
-  [[no_unique_address]] E value;
+  E value;  // not [[no_unique_address]]: g++ 12 mis-initializes nested constexpr packs with it
 };
 template <class Seq, class... E>
 struct pack_impl;
