@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace ctmatch;
 using namespace ctmatch::schema;
@@ -58,6 +60,8 @@ TEST_CASE("registering twice: same interface is a no-op, another one is an error
   CHECK_THROWS_AS(register_schema("regtest::twice(Tensor x, float scale=2.0) -> Tensor"), std::invalid_argument);
   CHECK_THROWS_AS(register_schema("regtest::twice(Tensor y, float scale=1.0) -> Tensor"), std::invalid_argument);
   CHECK(find_schema(a) == first);
+  OpId n = register_schema("regtest::nan_default(float x=nan) -> Tensor");
+  CHECK(register_schema("regtest::nan_default(float x=nan) -> Tensor") == n);
 }
 
 TEST_CASE("register_schema errors carry position and message, and change nothing") {
@@ -133,4 +137,32 @@ TEST_CASE("dead-code elimination keeps side-effecting registered ops") {
   bool effect_alive = false;
   for (const Node& n : g.nodes()) effect_alive |= n.op() == effect;
   CHECK(effect_alive);
+}
+
+TEST_CASE("registering and looking up from several threads at once") {
+  constexpr int threads = 4, per_thread = 50;
+  std::vector<std::thread> pool;
+  std::vector<std::vector<OpId>> ids(threads);
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([t, &ids] {
+      for (int i = 0; i < per_thread; ++i) {
+        // every thread also registers the shared op, which must come out as one id
+        std::string text = "regthreads::op" + std::to_string(t) + "_" + std::to_string(i) +
+                           "(Tensor x, int k=" + std::to_string(i) + ") -> Tensor";
+        ids[static_cast<std::size_t>(t)].push_back(register_schema(text));
+        ids[static_cast<std::size_t>(t)].push_back(register_schema("regthreads::shared(Tensor x) -> Tensor"));
+      }
+    });
+  for (auto& th : pool) th.join();
+  OpId shared = ids[0][1];
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < per_thread; ++i) {
+      OpId id = ids[static_cast<std::size_t>(t)][static_cast<std::size_t>(2 * i)];
+      CHECK(op_name(id) == "regthreads.op" + std::to_string(t) + "_" + std::to_string(i) + ".default");
+      const FunctionSchema* fs = find_schema(id);
+      REQUIRE(fs);
+      CHECK(fs->args[1].default_text == std::to_string(i));
+      CHECK(*OpRegistry::global().signature(id)->params[1].default_value == Value(std::int64_t{i}));
+      CHECK(ids[static_cast<std::size_t>(t)][static_cast<std::size_t>(2 * i + 1)] == shared);
+    }
 }

@@ -42,7 +42,10 @@ inline bool same_interface(const FunctionSchema& a, const FunctionSchema& b) {
     if (x.name != y.name || !(x.type == y.type) || x.kwarg_only != y.kwarg_only ||
         x.is_write != y.is_write || x.has_default != y.has_default)
       return false;
-    if (x.has_default && !(default_value(x) == default_value(y))) return false;
+    // the same text is the same default (also for `nan`, which never equals itself as a value)
+    if (x.has_default && detail::trim(x.default_text) != detail::trim(y.default_text) &&
+        !(default_value(x) == default_value(y)))
+      return false;
   }
   for (std::size_t i = 0; i < a.num_returns; ++i)
     if (!(a.returns[i].type == b.returns[i].type)) return false;
