@@ -1,7 +1,9 @@
 #pragma once
-// The built-in schema table: one PyTorch schema string per line. Schemas are facts copied from
-// PyTorch (aten/src/ATen/native/native_functions.yaml; prims from torch/_prims/__init__.py),
-// never edited by hand beyond adding the `aten::`/`prims::` namespace the YAML leaves implicit.
+// The built-in schema table: one PyTorch schema string per line. ATen and prims schemas are
+// facts copied from PyTorch (aten/src/ATen/native/native_functions.yaml, torch/_prims and
+// torch/_inductor/inductor_prims.py), never edited beyond adding the `aten::`/`prims::`
+// qualified name those sources leave implicit. The last section holds the ops of the
+// benchmark rule set (the seed model's `seedlib` op and the `bench` replacement ops).
 // ensure_builtin_schemas() (builtin.hpp) registers them all; a test checks that every line
 // parses and registers, that no op appears twice, and that every op of the test graphs has one.
 //
