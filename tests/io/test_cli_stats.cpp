@@ -23,7 +23,6 @@ const std::filesystem::path data = CTMATCH_TEST_DATA;
 struct Stats {
   std::int64_t nodes = -1;
   std::map<std::string, std::int64_t> hist;
-  friend bool operator==(const Stats&, const Stats&) = default;
 };
 
 /// --stats-json of the file, parsed with a JSON parser (so the test does not depend on layout).
