@@ -46,6 +46,16 @@ struct unique_bindings {
 };
 }  // namespace detail
 
+/// The names that occur more than once in a pattern's raw (non-unique) binding list: only
+/// these compare on a later occurrence; a name that occurs once is simply stored.
+template <class Raw>
+struct repeated_names {
+  using all = mp::mp_transform<detail::binding_name, Raw>;
+  template <class N>
+  using repeats = mp::mp_bool<(mp::mp_count<all, N>::value > 1)>;
+  using type = mp::mp_copy_if<mp::mp_unique<all>, repeats>;
+};
+
 /// The names of a binding list, as a type list of name<"...">. What a rewrite checks its
 /// replacement's placeholders against.
 template <class Bindings>
@@ -73,7 +83,7 @@ struct State {
 
 /// What the matcher passes down the pattern: the graph, the state, the explain sink (report
 /// failures only under `if constexpr (Ctx::explaining)`: NoExplain has no fail()).
-template <class Bindings, std::size_t NodeCount, class Sink>
+template <class Bindings, std::size_t NodeCount, class Sink, class Repeated = Bindings>
 struct Context {
   using bindings = Bindings;
   static constexpr bool explaining = Sink::enabled;
@@ -95,6 +105,11 @@ struct Context {
     static_assert(std::is_same_v<typename B::type, T>, "ctmatch: internal: binding type mismatch");
     auto& cell = static_cast<binding_cell<B>&>(st.b).value;
     constexpr std::uint64_t bit = std::uint64_t{1} << i;
+    if constexpr (!mp::mp_contains<Repeated, Name>::value) {
+      cell = v;
+      st.b.bound |= bit;
+      return true;
+    }
     if (st.b.bound & bit) return cell == v;
     cell = v;
     st.b.bound |= bit;

@@ -90,6 +90,7 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   constexpr explicit Call(const Pack<typename A::elem...>& p) : args(p) {}
 
   static constexpr std::size_t calls = 1 + (A::elem::calls + ... + 0);
+  static constexpr bool branches = (A::elem::branches || ...);
   static constexpr auto offsets = detail::call_offsets<typename A::elem...>();
   template <std::size_t I>
   static constexpr std::uint32_t code = detail::type_code(OpT::schema.args[I].type);
@@ -206,11 +207,26 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     }
   }
 
+  // Arguments are checked in the order a hand-written matcher would use: constants first
+  // (one compare, and they often decide), then arguments that are op calls (an op-id compare
+  // at the top rejects most candidates), then the rest (slots, placeholders). The order
+  // changes nothing about what matches: a repeated name compares whichever occurrence comes
+  // second, and extra_check runs last.
+  template <class E>
+  static constexpr int phase = detail::is_const_element<E>::value ? 0 : E::calls > 0 ? 1 : 2;
   template <bool Swap, std::size_t Off, class Ctx>
   bool match_args(Ctx& c, const Node& n) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (match_arg<K, Swap, Off>(c, n) && ...);
+      return (match_arg_if<K, Swap, Off, 0>(c, n) && ...) && (match_arg_if<K, Swap, Off, 1>(c, n) && ...) &&
+             (match_arg_if<K, Swap, Off, 2>(c, n) && ...);
     }(std::index_sequence_for<A...>{});
+  }
+  template <std::size_t K, bool Swap, std::size_t Off, int Phase, class Ctx>
+  bool match_arg_if(Ctx& c, const Node& n) const {
+    if constexpr (phase<typename mp::mp_at_c<mp::mp_list<A...>, K>::elem> == Phase)
+      return match_arg<K, Swap, Off>(c, n);
+    else
+      return true;
   }
   template <std::size_t K, bool Swap, std::size_t Off, class Ctx>
   bool match_arg(Ctx& c, const Node& n) const {

@@ -28,6 +28,7 @@ struct AnyOf : element<AnyOf<E...>> {
   constexpr explicit AnyOf(const E&... e) : alts(e...) {}
 
   static constexpr std::size_t calls = (E::calls + ... + 0);
+  static constexpr bool branches = true;
   static constexpr auto offsets = detail::call_offsets<E...>();
   template <std::uint32_t TC>
   static constexpr bool check() { return (E::template check<TC>() && ...); }
@@ -93,6 +94,7 @@ struct ListPattern : element<ListPattern<E...>> {
   constexpr explicit ListPattern(const E&... e) : elems(e...) {}
 
   static constexpr std::size_t calls = (E::calls + ... + 0);
+  static constexpr bool branches = (E::branches || ...);
   static constexpr auto offsets = detail::call_offsets<E...>();
   template <std::uint32_t TC>
   static constexpr bool check() {
@@ -141,14 +143,18 @@ struct Each : element<Each<E>> {
   constexpr explicit Each(const E& e) : elem(e) {}
 
   static constexpr std::size_t calls = 0;
+  static constexpr bool branches = E::branches;
   template <std::uint32_t TC>
   static constexpr bool check() {
     static_assert(detail::is_list_code(TC) || detail::is_any_code(TC),
                   "ctmatch: each(...) is used where the schema argument is not a list");
     return E::template check<detail::elem_code(TC)>();
   }
+  // Listed twice: e is matched once per element, so each name in it repeats (a later
+  // element compares with what the first bound).
   template <std::uint32_t TC>
-  using bindings = typename E::template bindings<detail::elem_code(TC)>;
+  using bindings = mp::mp_append<typename E::template bindings<detail::elem_code(TC)>,
+                                 typename E::template bindings<detail::elem_code(TC)>>;
 
   template <std::uint32_t TC, std::size_t Off, class Ctx>
   bool match(Ctx& c, const Value* v) const {

@@ -2,6 +2,7 @@
 // What every pattern element is. Elements are tiny structs (LLVM PatternMatch style): most are
 // empty, a constant holds its value, a predicate its function object. An element E offers
 //   static constexpr std::size_t calls;             op-call nodes inside (Match's node slots)
+//   static constexpr bool branches;                 alternatives inside (default false)
 //   template <uint32_t TC> static constexpr bool check();  compile-time checks (static_assert)
 //                                                   against the schema type code TC it is written at
 //   template <uint32_t TC> using bindings = mp_list<binding<...>...>;  names it binds
@@ -30,6 +31,8 @@ struct Where;
 /// CRTP base of every element: gives where().
 template <class D>
 struct element : element_tag {
+  /// Whether the element holds alternatives (so a match may leave node slots unused).
+  static constexpr bool branches = false;
   /// The element, and then `pred` must hold on what it matched: a slot's typed value, an op
   /// call's `const Node&`, a Tensor placeholder's `const Node&`, otherwise the `const Value&`.
   /// `pred` may also take the Graph as second parameter.

@@ -182,6 +182,11 @@ struct Const : element<Const<T>> {
 };
 
 namespace detail {
+template <class E>
+struct is_const_element : std::false_type {};
+template <class T>
+struct is_const_element<Const<T>> : std::true_type {};
+
 template <class T>
 struct is_const_type
     : std::bool_constant<std::is_same_v<T, ScalarType> || std::is_same_v<T, Device> ||
@@ -210,6 +215,7 @@ struct Where : element<Where<E, F>> {
   constexpr Where(E e, F f) : inner(e), pred(f) {}
 
   static constexpr std::size_t calls = E::calls;
+  static constexpr bool branches = E::branches;
   template <std::uint32_t TC>
   static constexpr bool check() { return E::template check<TC>(); }
   template <std::uint32_t TC>

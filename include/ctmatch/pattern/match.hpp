@@ -50,6 +50,7 @@ struct Checked : element<Checked<P, F>> {
   constexpr Checked(P p, F f) : inner(p), check_fn(f) {}
 
   static constexpr std::size_t calls = P::calls;
+  static constexpr bool branches = P::branches;
   template <std::uint32_t TC>
   static constexpr bool check() { return P::template check<TC>(); }
   template <std::uint32_t TC>
@@ -163,8 +164,9 @@ bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   m.graph_ = &g;
   m.root_ = id;
   m.state_.b.bound = 0;
-  m.state_.nodes.fill(no_node);
-  Context<typename Match<P>::bindings, Match<P>::node_count, Sink> c{g, m.state_, sink};
+  if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
+  using repeated = typename repeated_names<typename P::template bindings<root_code>>::type;
+  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated> c{g, m.state_, sink};
   if (!p.template match_root<0>(c, id)) return false;
   if constexpr (is_checked<P>::value) {
     bool ok;

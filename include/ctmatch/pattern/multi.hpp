@@ -52,6 +52,7 @@ struct Multi : element<Multi<R...>> {
 
   static constexpr std::uint32_t tensor_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
   static constexpr std::size_t calls = (R::calls + ... + 0);
+  static constexpr bool branches = (R::branches || ...);
   static constexpr auto offsets = detail::call_offsets<R...>();
   template <std::uint32_t TC>
   static constexpr bool check() { return (R::template check<tensor_code>() && ...); }

@@ -19,6 +19,7 @@
 // no overload (`aten.mm.default`, `aten.add.Tensor`), and `operator.getitem` for the
 // `operator` namespace.
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -84,12 +85,20 @@ struct Op {
   /// The schema text as declared.
   static constexpr std::string_view schema_text() { return S.view(); }
 
-  /// The op's id, interned (and its schema registered) on first use.
+  /// The op's id, interned (and its schema registered) on first use. The fast path is one
+  /// relaxed load (no guard variable): registering is idempotent, so two threads racing on
+  /// the first use both store the same id.
   static OpId id() {
     static_assert(parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
-    static const OpId v = detail::register_op(S.view(), name(), parsed.schema);
+    OpId v = cached_id.load(std::memory_order_relaxed);
+    if (v != no_op) [[likely]]
+      return v;
+    v = detail::register_op(S.view(), name(), parsed.schema);
+    cached_id.store(v, std::memory_order_relaxed);
     return v;
   }
+
+  static inline std::atomic<OpId> cached_id{no_op};
 
   /// Builds a Call pattern (call.hpp).
   template <class... A>
