@@ -1,0 +1,15 @@
+#pragma once
+// ctmatch: the GPU part (compile with nvcc; link CUDA::cudart and CUDA::cublas).
+#include "cuda/autotune.hpp"
+#include "cuda/config_sets.hpp"
+#include "cuda/cublas_mm.hpp"
+#include "cuda/element.hpp"
+#include "cuda/epilogue.hpp"
+#include "cuda/error.hpp"
+#include "cuda/mm_choices.hpp"
+#include "cuda/mm_problem.hpp"
+#include "cuda/mm_scale_cast.hpp"
+#include "cuda/mma_sync_kernel.hpp"
+#include "cuda/mma_sync_launch.hpp"
+#include "cuda/mma_sync_plan.hpp"
+#include "cuda/timer.hpp"

@@ -1,0 +1,115 @@
+#pragma once
+// What every CUDA GEMM test needs: device buffers, random never-zero operands, a float64 CPU
+// reference, the relative error ||out - ref|| / ||ref||, and output poisoning (every byte 0xFF
+// is NaN in f32, f16 and bf16, so an element the kernel never wrote cannot pass).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <ctmatch/cuda/element.hpp>
+#include <ctmatch/cuda/error.hpp>
+#include <ctmatch/cuda/mm_problem.hpp>
+
+namespace ctmatch::cuda::test {
+
+template <class T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  std::size_t count = 0;
+  explicit DeviceBuffer(std::size_t n) : count(n) {
+    CTMATCH_CUDA_CHECK(cudaMalloc(&ptr, sizeof(T) * (n ? n : 1)));
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(ptr); }
+  void upload(const std::vector<T>& h) {
+    REQUIRE(h.size() == count);
+    CTMATCH_CUDA_CHECK(cudaMemcpy(ptr, h.data(), sizeof(T) * count, cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(count);
+    CTMATCH_CUDA_CHECK(cudaMemcpy(h.data(), ptr, sizeof(T) * count, cudaMemcpyDeviceToHost));
+    return h;
+  }
+  void poison() { CTMATCH_CUDA_CHECK(cudaMemset(ptr, 0xFF, sizeof(T) * (count ? count : 1))); }
+};
+
+inline std::mt19937& rng() {
+  static std::mt19937 g(20261130);
+  return g;
+}
+
+/// Values in +-[0.1, 1]: never zero, so a missing product term or an unwritten output shows.
+template <class T>
+std::vector<T> random_matrix(std::size_t count) {
+  std::uniform_real_distribution<float> mag(0.1f, 1.0f);
+  std::bernoulli_distribution neg(0.5);
+  std::vector<T> v(count);
+  for (auto& x : v) x = from_float<T>(neg(rng()) ? -mag(rng()) : mag(rng()));
+  return v;
+}
+
+/// Row-major a[m, lda] @ b[k, ldb] in float64 from the rounded operands.
+template <class T>
+std::vector<double> reference_mm(const std::vector<T>& a, const std::vector<T>& b, int m, int n,
+                                 int k, std::int64_t lda, std::int64_t ldb) {
+  std::vector<double> bd(static_cast<std::size_t>(k) * n);
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < n; ++j) bd[static_cast<std::size_t>(p) * n + j] = to_float(b[p * ldb + j]);
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const double av = to_float(a[i * lda + p]);
+      double* row = &c[static_cast<std::size_t>(i) * n];
+      const double* brow = &bd[static_cast<std::size_t>(p) * n];
+      for (int j = 0; j < n; ++j) row[j] += av * brow[j];
+    }
+  return c;
+}
+
+struct Comparison {
+  double rel_err = 0;
+  std::size_t nonfinite = 0;  // NaN or inf where the reference is finite: unwritten or wrong
+};
+
+template <class T>
+Comparison compare(const std::vector<T>& out, const std::vector<double>& ref, int m, int n,
+                   std::int64_t ldo) {
+  Comparison c;
+  double num = 0, den = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double o = to_float(out[i * ldo + j]), r = ref[static_cast<std::size_t>(i) * n + j];
+      if (!std::isfinite(o)) { ++c.nonfinite; continue; }
+      num += (o - r) * (o - r);
+      den += r * r;
+    }
+  c.rel_err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return c;
+}
+
+/// bf16 operands and outputs: rounding alone gives a few 1e-3.
+inline constexpr double bf16_tolerance = 1e-2;
+
+/// A problem with fresh random operands on the device.
+template <class In>
+struct Problem {
+  int m, n, k;
+  std::int64_t lda, ldb;
+  std::vector<In> ha, hb;
+  DeviceBuffer<In> da, db;
+  Problem(int m_, int n_, int k_, std::int64_t lda_ = 0, std::int64_t ldb_ = 0)
+      : m(m_), n(n_), k(k_), lda(lda_ ? lda_ : k_), ldb(ldb_ ? ldb_ : n_),
+        ha(random_matrix<In>(static_cast<std::size_t>(m_) * lda)),
+        hb(random_matrix<In>(static_cast<std::size_t>(k_) * ldb)), da(ha.size()), db(hb.size()) {
+    da.upload(ha);
+    db.upload(hb);
+  }
+  MmOperands<In> operands() const { return {da.ptr, db.ptr, m, n, k, lda, ldb}; }
+  std::vector<double> reference() const { return reference_mm(ha, hb, m, n, k, lda, ldb); }
+};
+
+}  // namespace ctmatch::cuda::test

@@ -1,0 +1,121 @@
+// The epilogues (identity, addmm, scale_cast to f32/f16/bf16 with and without clamp), each
+// through every kind of choice: aten::mm (cuBLAS, then our epilogue kernel when there is one)
+// and cuda::mm with the epilogue fused, against a float64 reference. It instantiates the
+// reduced config set for each epilogue (every config of it is in the full set too), so a
+// full-config build does not compile every config once per epilogue here.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include <ctmatch/cuda/mm_scale_cast.hpp>
+
+#include "gemm_check.hpp"
+
+using namespace ctmatch::cuda;
+using namespace ctmatch::cuda::test;
+using ctmatch::ScalarType;
+
+namespace {
+
+constexpr const auto& configs = mma_sync_reduced_configs;
+
+std::vector<MmChoice> some_choices() {
+  std::vector<MmChoice> c{{aten_mm_uid, {}}};
+  for (const auto& g : configs) c.push_back({cuda_mm_uid, g});
+  return c;
+}
+
+template <class T>
+const char* name() {
+  return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, bf16> ? "bf16" : "f16";
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("identity: aten::mm and cuda::mm match the reference", In, bf16, f16) {
+  MmWorkspace ws;
+  for (const MmChoice& choice : some_choices())
+    for (auto [m, n, k] : {std::array{67, 45, 33}, std::array{192, 136, 264}}) {
+      Problem<In> p(m, n, k);
+      DeviceBuffer<In> out(static_cast<std::size_t>(m) * n);
+      out.poison();
+      run_mm_choice<In, epilogue::Identity<In>, configs>(choice, ws, p.operands(),
+                                                         epilogue::Identity<In>{out.ptr, n}, nullptr);
+      CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto cmp = compare(out.download(), p.reference(), m, n, n);
+      INFO(to_string(choice), " ", m, "x", n, "x", k);
+      CHECK(cmp.nonfinite == 0);
+      CHECK(cmp.rel_err < bf16_tolerance);
+      MESSAGE("identity ", name<In>(), " ", to_string(choice), " ", m, "x", n, "x", k,
+              " rel_err=", cmp.rel_err);
+    }
+}
+
+TEST_CASE("addmm: beta * bias + alpha * (a @ b), broadcast and full bias") {
+  MmWorkspace ws;
+  const int m = 131, n = 72, k = 96;
+  for (const MmChoice& choice : some_choices())
+    for (bool broadcast : {true, false}) {
+      Problem<bf16> p(m, n, k);
+      const std::size_t bias_count = broadcast ? n : static_cast<std::size_t>(m) * n;
+      const auto hbias = random_matrix<bf16>(bias_count);
+      DeviceBuffer<bf16> bias(bias_count), out(static_cast<std::size_t>(m) * n);
+      bias.upload(hbias);
+      out.poison();
+      epilogue::AddMM<bf16> epi{out.ptr, n, bias.ptr, broadcast ? 0 : n, 1, 0.5f, 2.0f};
+      run_mm_choice<bf16, epilogue::AddMM<bf16>, configs>(choice, ws, p.operands(), epi, nullptr);
+      CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      auto ref = p.reference();
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          const double b = to_float(hbias[broadcast ? j : i * n + j]);
+          ref[static_cast<std::size_t>(i) * n + j] = 2.0 * b + 0.5 * ref[static_cast<std::size_t>(i) * n + j];
+        }
+      const auto cmp = compare(out.download(), ref, m, n, n);
+      INFO(to_string(choice), broadcast ? " broadcast bias" : " full bias");
+      CHECK(cmp.nonfinite == 0);
+      CHECK(cmp.rel_err < bf16_tolerance);
+      MESSAGE("addmm ", to_string(choice), broadcast ? " broadcast" : " full", " rel_err=", cmp.rel_err);
+    }
+}
+
+TEST_CASE_TEMPLATE("scale_cast: scale, optional clamp, cast to the requested dtype", Out, float, f16, bf16) {
+  MmWorkspace ws;
+  const int m = 97, n = 130, k = 200;  // |a @ b| ~ 4: scale 0.5 leaves many values past +-1
+  for (const MmChoice& choice : some_choices())
+    for (bool clamp : {false, true}) {
+      Problem<bf16> p(m, n, k);
+      DeviceBuffer<Out> out(static_cast<std::size_t>(m) * n);
+      out.poison();
+      const ScaleCastArgs args{ctmatch::cuda::scalar_type_of<Out>(), clamp, 0.5};
+      mm_scale_cast<bf16, configs>(choice, ws, p.operands(), out.ptr, args, nullptr);
+      CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      auto ref = p.reference();
+      std::size_t past_one = 0;
+      for (double& r : ref) {
+        r *= 0.5;
+        past_one += std::abs(r) > 1.0;
+        if (clamp) r = std::clamp(r, -1.0, 1.0);
+      }
+      REQUIRE(past_one > ref.size() / 10);  // the clamp is exercised
+      const auto h = out.download();
+      const auto cmp = compare(h, ref, m, n, n);
+      INFO(to_string(choice), " clamp=", clamp, " out=", name<Out>());
+      CHECK(cmp.nonfinite == 0);
+      CHECK(cmp.rel_err < bf16_tolerance);
+      if (clamp)
+        CHECK(std::all_of(h.begin(), h.end(), [](Out v) { return std::abs(to_float(v)) <= 1.0f; }));
+      MESSAGE("scale_cast ", name<Out>(), " clamp=", clamp, " ", to_string(choice), " rel_err=", cmp.rel_err);
+    }
+}
+
+TEST_CASE("mm_scale_cast refuses an output dtype it cannot write") {
+  MmWorkspace ws;
+  Problem<bf16> p(16, 16, 16);
+  DeviceBuffer<double> out(16 * 16);
+  auto run = [&] {
+    mm_scale_cast<bf16, configs>({aten_mm_uid, {}}, ws, p.operands(), out.ptr,
+                                 ScaleCastArgs{ScalarType::Double, false, 1.0}, nullptr);
+  };
+  CHECK_THROWS_AS(run(), Error);
+}
