@@ -136,3 +136,13 @@ TEST_CASE("an output that cannot be written: exit status 1") {
   CHECK(r.status == 1);
   CHECK(r.err.find("cannot open for writing") != std::string::npos);
 }
+
+TEST_CASE("a model's torch.export JSON, emitted as FX text, is its FX text byte for byte") {
+  for (std::string model : {"seed_mlp", "resnet18", "gpt2"}) {
+    INFO(model);
+    auto r = run(quote((data / (model + ".export.json")).string()) + " --emit fx");
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out == slurp(data / (model + ".export.fx.txt")) + "\n");
+  }
+}
