@@ -160,6 +160,15 @@ TEST_CASE("kwargs the pattern does not name do not block a match") {
   CHECK(*m->root_node().arg(3)->get_if<double>() == 0.25);
 }
 
+TEST_CASE("keyword-only arguments the pattern leaves out match anything") {
+  Seed s({}, {{"dtype", ScalarType::Half}, {"clamp", true}});
+  // dtype has no default, but it is keyword-only: leaving it out is "anything".
+  constexpr auto any_kwargs = scale_cast(mm("a"_x, "b"_x));
+  auto m = match(any_kwargs, s.g, s.s);
+  REQUIRE(m);
+  CHECK(m->root_node().kwargs().size() == 2);
+}
+
 TEST_CASE("constants") {
   Seed s({}, {{"dtype", ScalarType::Half}, {"scale", 0.5}});
   CHECK(match(scale_cast(_, "dtype"_kw = DType::Half), s.g, s.s));

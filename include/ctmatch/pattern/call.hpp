@@ -5,12 +5,13 @@
 // positional (the i-th goes to schema argument i) or keyword (`"name"_kw = element`); both are
 // resolved to the schema argument's index at compile time, and at match time the node's
 // argument is read with Node::arg(i), so positional, keyword and omitted-default forms match
-// alike (an absent `clamp` is its default False). Schema arguments the pattern leaves out
-// match anything, and kwargs of the node the pattern does not name do not block a match;
-// `.exact_kwargs()` asks that the node write no argument the pattern does not name.
+// alike (an absent `clamp` is its default False). Keyword-only arguments and arguments with
+// defaults that the pattern leaves out match anything, and kwargs of the node the pattern does
+// not name do not block a match; `.exact_kwargs()` asks that the node write no argument the
+// pattern does not name. Required positional arguments must be written (`_` for anything).
 //
 // Compile-time errors (static_assert): a keyword the schema lacks; more positional arguments
-// than the schema takes; a required argument (no default) left out; an argument given twice;
+// than the schema takes; a required positional argument left out; an argument given twice;
 // an element that does not fit its argument's type; one name bound with two types.
 //
 // Options, each returning a new Call:
@@ -325,7 +326,7 @@ constexpr CallPlan<N> plan_call(const schema::FunctionSchema& s, const std::arra
     p.index[k] = i;
   }
   for (std::size_t i = 0; i < s.num_args; ++i)
-    if (!given[i] && !s.args[i].has_default) {
+    if (!given[i] && !s.args[i].has_default && !s.args[i].kwarg_only) {
       p.error = CallError::missing_required;
       return p;
     }
@@ -367,8 +368,8 @@ constexpr auto make_call(const A&... a) {
     static_assert(plan.error != CallError::too_many_positional,
                   "ctmatch: wrong arity: more positional arguments than the op's schema takes");
     static_assert(plan.error != CallError::missing_required,
-                  "ctmatch: wrong arity: a required argument of the op's schema is missing "
-                  "(write _ to match anything)");
+                  "ctmatch: wrong arity: a required positional argument of the op's schema is "
+                  "missing (write _ to match anything)");
     static_assert(plan.error != CallError::given_twice,
                   "ctmatch: an argument is given twice (positionally and by keyword)");
     if constexpr (plan.error != CallError::none) {

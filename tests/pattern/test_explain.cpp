@@ -1,0 +1,144 @@
+// explain(): which pattern node, which argument, what was expected and what was found.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <type_traits>
+
+#include <ctmatch/graph.hpp>
+#include <ctmatch/io/read.hpp>
+#include <ctmatch/pattern.hpp>
+#include <ctmatch/schema/builtin.hpp>
+
+using namespace ctmatch;
+using namespace ctmatch::dsl;
+using pattern::FailureKind;
+
+namespace {
+template <class O>
+OpId id_of(const O&) {
+  return std::remove_const_t<O>::id();
+}
+Value ref(NodeId n) { return Value(NodeRef{n}); }
+constexpr auto scale_cast =
+    op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
+
+struct Small {
+  Graph g;
+  NodeId x, m, s, bad_dtype, gl, r, t;
+  Small() {
+    schema::ensure_builtin_schemas();
+    x = g.placeholder("x");
+    NodeId w = g.placeholder("w");
+    m = g.call(id_of(aten::mm), {ref(x), ref(w)});
+    s = g.call(id_of(scale_cast), {ref(m)}, {{"dtype", ScalarType::Half}});
+    bad_dtype = g.call(id_of(scale_cast), {ref(x)}, {{"dtype", std::int64_t{3}}});
+    gl = g.call(id_of(aten::gelu), {ref(s)});
+    r = g.call(id_of(aten::relu), {ref(gl)});
+    t = g.call(id_of(aten::tanh), {ref(r)});
+    g.output({ref(t), ref(r), ref(bad_dtype)});
+  }
+};
+}  // namespace
+
+TEST_CASE("explaining costs nothing when not asked: match() uses an empty sink") {
+  static_assert(!pattern::NoExplain::enabled);
+  static_assert(std::is_empty_v<pattern::NoExplain>);
+  static_assert(pattern::Explainer::enabled);
+}
+
+TEST_CASE("a matching pattern explains as matched") {
+  Small s;
+  auto e = explain(scale_cast(aten::mm("a"_x, "b"_x)), s.g, s.s);
+  CHECK(e.matched);
+  CHECK(e.failures.empty());
+  CHECK(e.to_string() == "matched\n");
+}
+
+TEST_CASE("op mismatch at the root and below it") {
+  Small s;
+  auto root = explain(aten::bmm("a"_x, "b"_x), s.g, s.m);
+  REQUIRE_FALSE(root.matched);
+  REQUIRE(root.failures.size() == 1);
+  const auto& f = root.failures[0];
+  CHECK(f.kind == FailureKind::Op);
+  CHECK(f.pattern_node == 0);
+  CHECK(f.pattern_op == "aten.bmm.default");
+  CHECK(f.node_name == "mm");
+  CHECK(f.expected == "aten.bmm.default");
+  CHECK(f.found == "aten.mm.default");
+  CHECK(f.to_string() == "pattern node #0 (aten.bmm.default) at 'mm': op: expected aten.bmm.default, found aten.mm.default");
+
+  auto inner = explain(aten::gelu(scale_cast(aten::bmm("a"_x, "b"_x))), s.g, s.gl);
+  REQUIRE(inner.failures.size() == 1);
+  CHECK(inner.failures[0].pattern_node == 2);
+  CHECK(inner.failures[0].node_name == "mm");
+  CHECK(inner.failures[0].found == "aten.mm.default");
+  // An op call where the argument is not a node (a placeholder): the argument is named.
+  auto leaf = explain(scale_cast(aten::mm("a"_x, "b"_x)), s.g, s.bad_dtype);
+  REQUIRE(!leaf.failures.empty());
+  CHECK(leaf.failures[0].kind == FailureKind::Op);
+  CHECK(leaf.failures[0].found.find("placeholder") != std::string::npos);
+}
+
+TEST_CASE("kwarg type, value, users and check failures name the argument") {
+  Small s;
+  auto type = explain(scale_cast("x"_x, "dtype"_kw = slot<"dtype", DType>), s.g, s.bad_dtype);
+  REQUIRE(type.failures.size() == 1);
+  CHECK(type.failures[0].kind == FailureKind::Type);
+  CHECK(type.failures[0].argument == "dtype");
+  CHECK(type.failures[0].expected == "a ScalarType for slot 'dtype'");
+  CHECK(type.failures[0].found == "int 3");
+
+  auto value = explain(aten::gelu("x"_x, "approximate"_kw = "tanh"), s.g, s.gl);
+  REQUIRE(value.failures.size() == 1);
+  CHECK(value.failures[0].kind == FailureKind::Value);
+  CHECK(value.failures[0].argument == "approximate");
+  CHECK(value.failures[0].expected.find("tanh") != std::string::npos);
+  CHECK(value.failures[0].found.find("none") != std::string::npos);
+
+  auto users = explain(aten::tanh(aten::relu("x"_x).users<1>()), s.g, s.t);
+  REQUIRE(users.failures.size() == 1);
+  CHECK(users.failures[0].kind == FailureKind::Users);
+  CHECK(users.failures[0].pattern_node == 1);
+  CHECK(users.failures[0].expected == "1 user(s)");
+  CHECK(users.failures[0].found == "2 user(s)");
+
+  auto check = explain(extra_check(aten::tanh("x"_x), [](const auto&) { return false; }), s.g, s.t);
+  REQUIRE(check.failures.size() == 1);
+  CHECK(check.failures[0].kind == FailureKind::Check);
+
+  auto where = explain(scale_cast("x"_x, "dtype"_kw = slot<"d", DType>.where([](DType d) { return d == DType::Float; })), s.g, s.s);
+  REQUIRE(!where.failures.empty());
+  CHECK(where.failures[0].kind == FailureKind::Check);
+  CHECK(where.failures[0].argument == "dtype");
+}
+
+TEST_CASE("alternatives explain every branch tried") {
+  Small s;
+  auto e = explain(aten::bmm("a"_x, "b"_x) | aten::addmm(_, "a"_x, "b"_x), s.g, s.m);
+  REQUIRE_FALSE(e.matched);
+  REQUIRE(e.failures.size() == 2);
+  CHECK(e.failures[0].pattern_op == "aten.bmm.default");
+  CHECK(e.failures[1].pattern_op == "aten.addmm.default");
+  CHECK(e.to_string().find("aten.addmm.default") != std::string::npos);
+}
+
+TEST_CASE("explain on a real graph: why a getitem of a split is not a layer_norm") {
+  schema::ensure_builtin_schemas();
+  Graph g = io::read_graph_file(std::string(CTMATCH_TEST_DATA) + "/gpt2.export.fx.txt");
+  constexpr auto ln = getitem(aten::native_layer_norm("x"_x, _, _, _, slot<"eps", double>).users<1>(), 0);
+  NodeId split_item = no_node;
+  const OpId gi = id_of(getitem), split = id_of(aten::split_with_sizes);
+  for (const Node& n : g.nodes())
+    if (n.op() == gi && g[n.args()[0].node()].op() == split && *n.args()[1].get_if<std::int64_t>() == 0) {
+      split_item = n.id();
+      break;
+    }
+  REQUIRE(split_item != no_node);
+  auto e = explain(ln, g, split_item);
+  REQUIRE(e.failures.size() == 1);
+  CHECK(e.failures[0].kind == FailureKind::Op);
+  CHECK(e.failures[0].pattern_node == 1);
+  CHECK(e.failures[0].found == "aten.split_with_sizes.default");
+  CHECK(explain(ln, g, g.find("getitem")).matched);
+}
