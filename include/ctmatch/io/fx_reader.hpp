@@ -273,10 +273,12 @@ class Reader {
 
     spec.name = std::string(name);
     const schema::FunctionSchema* sch = nullptr;
+    const OpSignature* sig = nullptr;
     if (spec.kind == NodeKind::CallFunction) {
       const OpInfo& op = op_of(target);
       spec.op = op.id;
       sch = op.schema;
+      sig = op.signature;
       if (op.keep_target) spec.target = std::string(target);
     } else {
       spec.target = std::string(target);
@@ -293,6 +295,9 @@ class Reader {
       if (p_ == end_ || *p_ != '(') fail_at(p_, "expected '(' to start the args tuple");
       ++p_;
       read_items(')', [&](std::size_t i) {
+        if (sig && i >= num_positional(*sig))
+          fail_at(p_, std::string(op_name(spec.op)) + ": too many positional arguments (takes at most " +
+                          std::to_string(num_positional(*sig)) + ")");
         spec.args.push_back(read_value(ValueStyle::Args, positional_hint(sch, i), 1, false));
       });
       expect(", kwargs = ", "', kwargs = {...}'");
@@ -303,6 +308,13 @@ class Reader {
         std::string_view key = identifier("a keyword argument name");
         for (const Kwarg& k : spec.kwargs)
           if (k.name == key) fail_at(key_at, "keyword argument '" + std::string(key) + "' given twice");
+        if (sig) {  // the same checks Graph::create makes, here with the argument's position
+          int param = sig->find(key);
+          if (param < 0) fail_at(key_at, std::string(op_name(spec.op)) + ": has no argument '" + std::string(key) + "'");
+          if (static_cast<std::size_t>(param) < spec.args.size())
+            fail_at(key_at, std::string(op_name(spec.op)) + ": argument '" + std::string(key) +
+                                "' given twice (positionally and by keyword)");
+        }
         expect(": ", "': ' after the keyword argument name");
         spec.kwargs.push_back(Kwarg{std::string(key), read_value(ValueStyle::Args, keyword_hint(sch, key), 1, false)});
       });
@@ -346,6 +358,7 @@ class Reader {
   struct OpInfo {
     OpId id;
     const schema::FunctionSchema* schema;
+    const OpSignature* signature;
     bool keep_target;  // spelled unlike FX would print the op: the node keeps the spelling
   };
   const OpInfo& op_of(std::string_view target) {
@@ -354,7 +367,12 @@ class Reader {
     std::string_view name = op_name_of_target(target);
     OpId id = intern_op(name);
     bool keep = name.empty() || is_python_function(name) == (name.size() != target.size());
-    return ops_.emplace(target, OpInfo{id, schema_of(id), keep}).first->second;
+    return ops_.emplace(target, OpInfo{id, schema_of(id), OpRegistry::global().signature(id), keep}).first->second;
+  }
+  static std::size_t num_positional(const OpSignature& sig) {
+    std::size_t n = 0;
+    while (n < sig.params.size() && !sig.params[n].kwarg_only) ++n;
+    return n;
   }
 
   // ---- values ----
