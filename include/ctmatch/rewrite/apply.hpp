@@ -56,6 +56,8 @@ struct PassContext {
   NodeId last_replacement = no_node;
   std::vector<NodeId> last_created;
   std::vector<NodeId> last_erased_inputs;
+  /// Whether to fill last_created and last_erased_inputs (the fixpoint driver needs them).
+  bool track_changes = false;
 
   PassContext(Graph& g, const PassOptions& o, PassStats& s)
       : graph(g), options(o), stats(s), regions(g) {}
@@ -63,10 +65,11 @@ struct PassContext {
 
 namespace detail {
 
-/// Nodes a rewrite touched must still be in order: every created node after its inputs, and
-/// the replacement before each of its users. A replacement that uses the root, or an existing
-/// node chosen as replacement that comes after some use, breaks this.
-inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> created, NodeId repl) {
+/// Checked before the root's uses are redirected, so that the rest of the rewrite cannot fail:
+/// every created node comes after its inputs, and the replacement comes before every user of
+/// the root (a new node does: it sits just before the root; an existing one must). A
+/// replacement that uses the root, or an existing node after some use, is refused.
+inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> created, NodeId repl, NodeId root) {
   auto fail = [](const std::string& m) { throw GraphError("rewrite check failed: " + m); };
   for (NodeId c : created) {
     if (!g[c].alive()) continue;
@@ -77,12 +80,28 @@ inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> create
     for (const Value& v : g[c].args()) v.for_each_node(visit);
     for (const Kwarg& k : g[c].kwargs()) k.value.for_each_node(visit);
   }
-  if (!g[repl].alive()) fail("the replacement " + g[repl].name() + " was erased");
-  for (NodeId u : g[repl].users())
-    if (!g.comes_before(repl, u)) fail("the replacement " + g[repl].name() + " comes after its user " + g[u].name());
+  for (NodeId u : g[root].users())
+    if (u != repl && !g.comes_before(repl, u))
+      fail("the replacement " + g[repl].name() + " comes after " + g[u].name() + ", a user of the root");
 }
 
 }  // namespace detail
+
+/// Every use of the root goes to the replacement; then the matched nodes left without users
+/// are erased, last first (`matched` is sorted so).
+inline void redirect_and_erase(Graph& g, NodeId root, NodeId repl, std::span<const NodeId> matched, PassContext& cx) {
+  g.replace_all_uses(root, repl);
+  if (cx.track_changes) cx.last_erased_inputs.clear();
+  for (NodeId n : matched) {
+    if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
+    if (cx.track_changes) {
+      auto note = [&](NodeId in) { cx.last_erased_inputs.push_back(in); };
+      for (const Value& v : g[n].args()) v.for_each_node(note);
+      for (const Kwarg& k : g[n].kwargs()) k.value.for_each_node(note);
+    }
+    g.erase(n);
+  }
+}
 
 enum class ApplyResult : std::uint8_t { NoMatch, Refused, Failed, Applied };
 
@@ -134,43 +153,45 @@ ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId
 
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();
+  NodeId repl = no_node;
+  RewriteBuilder b(g, root, cx.names);
   try {
+    // Only building the replacement can fail (the rule declines or throws, an argument does
+    // not fit a schema, a new node would come before one of its inputs): it runs in a
+    // transaction. What follows cannot fail once those checks passed, so the common path pays
+    // the journal only for the nodes it creates. With verify_each_rewrite, the whole rewrite
+    // runs in the transaction and the full verifier decides.
     Graph::Transaction tx(g);
-    RewriteBuilder b(g, root, cx.names);
-    NodeId repl = rule.replace(b, std::as_const(m));
+    repl = rule.replace(b, std::as_const(m));
     if (repl == no_node || repl == root) throw GraphError("the replacement declined");
     if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
-    g.replace_all_uses(root, repl);
-    cx.last_erased_inputs.clear();
-    for (NodeId n : matched) {
-      if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
-      auto note = [&](NodeId in) { cx.last_erased_inputs.push_back(in); };
-      for (const Value& v : g[n].args()) v.for_each_node(note);
-      for (const Kwarg& k : g[n].kwargs()) k.value.for_each_node(note);
-      g.erase(n);
+    detail::check_rewrite_locally(g, b.created(), repl, root);
+    if (cx.options.verify_each_rewrite) {
+      redirect_and_erase(g, root, repl, matched, cx);
+      verify(g);
     }
-    detail::check_rewrite_locally(g, b.created(), repl);
-    if (cx.options.verify_each_rewrite) verify(g);
     tx.commit();
-
-    // Committed: carry the root's metadata over to a new replacement that has none.
-    bool repl_is_new = repl >= ids_before;
-    if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) g[repl].meta = g[root].meta;
-    for (NodeId c : b.created()) cx.regions.inherit(c, root);
-    std::size_t added = g.id_bound() - ids_before;
-    st.nodes_added += added;
-    st.nodes_removed += live_before + added - g.size();
-    ++st.matches;
-    if (cx.options.record_roots) st.roots.push_back(root);
-    cx.last_replacement = repl;
-    cx.last_created.assign(b.created().begin(), b.created().end());
-    return ApplyResult::Applied;
   } catch (const std::exception& e) {
     ++st.failed;
     if (st.first_error.empty()) st.first_error = std::string(g[root].name()) + ": " + e.what();
     if (cx.options.rethrow) throw;
     return ApplyResult::Failed;
   }
+  if (!cx.options.verify_each_rewrite) redirect_and_erase(g, root, repl, matched, cx);
+
+  // Carry the root's metadata over to a new replacement that has none.
+  bool repl_is_new = repl >= ids_before;
+  if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) g[repl].meta = g[root].meta;
+  if (cx.regions.any())
+    for (NodeId c : b.created()) cx.regions.inherit(c, root);
+  std::size_t added = g.id_bound() - ids_before;
+  st.nodes_added += added;
+  st.nodes_removed += live_before + added - g.size();
+  ++st.matches;
+  if (cx.options.record_roots) st.roots.push_back(root);
+  cx.last_replacement = repl;
+  if (cx.track_changes) cx.last_created.assign(b.created().begin(), b.created().end());
+  return ApplyResult::Applied;
 }
 
 }  // namespace ctmatch

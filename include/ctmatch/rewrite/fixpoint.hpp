@@ -28,6 +28,7 @@ PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
   {
     DispatchTable table(set);
     PassContext cx(g, options, stats);
+    cx.track_changes = true;
     std::vector<NodeId> work;
     std::vector<std::uint8_t> queued(g.id_bound(), 0);
     auto push = [&](NodeId id) {
