@@ -31,6 +31,14 @@ class EventTimer {
 
   /// Median milliseconds of `run` (which enqueues its work on the timer's stream).
   double median_ms(const std::function<void()>& run, TimerOptions opt = {}) {
+    std::vector<double> ms = samples_ms(run, opt);
+    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+    return ms[ms.size() / 2];
+  }
+
+  /// Every timed run's milliseconds, in order (opt.reps >= 1 of them).
+  std::vector<double> samples_ms(const std::function<void()>& run, TimerOptions opt = {}) {
+    if (opt.reps < 1) throw Error("EventTimer: reps must be at least 1");
     for (int i = 0; i < opt.warmup; ++i) run();
     CTMATCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::vector<cudaEvent_t> start(opt.reps), stop(opt.reps);
@@ -53,8 +61,7 @@ class EventTimer {
       cudaEventDestroy(start[i]);
       cudaEventDestroy(stop[i]);
     }
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return ms[ms.size() / 2];
+    return ms;
   }
 
  private:
