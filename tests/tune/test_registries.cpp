@@ -145,6 +145,19 @@ TEST_CASE("run-time registration: duplicates throw, a false condition does not r
   CHECK_THROWS_AS(r.add<HeuristicB>("not-a-uid", "", ""), std::invalid_argument);
 }
 
+TEST_CASE("replace swaps a registered heuristic (or adds one) and drops the cached instance") {
+  HeuristicRegistry r;
+  r.add<HeuristicA>("x::t", "cuda", "");
+  CHECK(who(r.get("x::t", "cuda", "mm")) == "A");
+  r.replace<HeuristicB>("x::t", "cuda", "");
+  CHECK(who(r.get("x::t", "cuda", "mm")) == "B");
+  r.replace<TemplateConfigHeuristic>("x::t", "cuda", "");  // disable: the empty heuristic
+  CHECK(who(r.get("x::t", "cuda", "mm")) == "empty");
+  r.replace<HeuristicC>("x::u", "", "");  // not there yet: added
+  CHECK(who(r.get("x::u", "host", "mm")) == "C");
+  CHECK(r.keys().size() == 2);
+}
+
 TEST_CASE("static registration with conditions: compile-time false skips, run-time ones are checked on install") {
   using Exclusive = StaticHeuristics<HeuristicRegistration<"x::t", "cuda", any, HeuristicA, &cuda_build>,
                                      HeuristicRegistration<"x::t", "cuda", any, HeuristicB, &rocm_build>,

@@ -78,6 +78,29 @@ class HeuristicRegistry {
                condition);
   }
 
+  /// Puts `factory` under (uid, device, op) whether or not a heuristic is there already (a
+  /// backend refining a built-in one, or a test disabling one: Inductor's
+  /// override_template_heuristics). References obtained before for that key dangle.
+  void replace(std::string_view uid, std::string_view device, std::string_view op, HeuristicFactory factory) {
+    {
+      std::lock_guard lock(mutex_);
+      HeuristicKey key{std::string(uid), std::string(device), std::string(op)};
+      for (auto& e : entries_)
+        if (e->key == key) {
+          e->factory = std::move(factory);
+          e->instance.reset();
+          lookup_cache_.clear();
+          return;
+        }
+    }
+    add(uid, device, op, std::move(factory));
+  }
+  template <class H>
+  void replace(std::string_view uid, std::string_view device, std::string_view op) {
+    static_assert(std::is_base_of_v<TemplateConfigHeuristic, H>, "ctmatch: a heuristic derives from TemplateConfigHeuristic");
+    replace(uid, device, op, [] { return std::unique_ptr<TemplateConfigHeuristic>(std::make_unique<H>()); });
+  }
+
   /// The heuristic for (uid, device, op) with Inductor's fallback; the empty heuristic and a
   /// diagnostic on a miss.
   [[nodiscard]] const TemplateConfigHeuristic& get(std::string_view uid, std::string_view device,
