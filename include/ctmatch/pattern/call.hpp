@@ -142,8 +142,8 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     NodeId id = v ? v->node() : no_node;
     if (id == no_node) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::NotANode, "the result of " + std::string(OpT::name()),
-                    detail::typed_value_text(v, &c.g));
+        c.sink.report(FailureKind::NotANode, Text::str("the result of ", OpT::name()),
+                      Text::str({}).with_typed_value(v));
       return false;
     }
     return match_root<Off>(c, id);
@@ -174,14 +174,14 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     const Node& n = c.g[id];
     if (n.op() != OpT::id()) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::Op, std::string(OpT::name()), detail::node_op_text(n));
+        c.sink.report(FailureKind::Op, Text::str(OpT::name()), Text::str({}).with_node_op(id));
       return false;
     }
     if constexpr (Opts::users >= 0) {
       if (n.num_users() != static_cast<std::size_t>(Opts::users)) {
         if constexpr (Ctx::explaining)
-          c.sink.fail(FailureKind::Users, std::to_string(Opts::users) + " user(s)",
-                      std::to_string(n.num_users()) + " user(s)");
+          c.sink.report(FailureKind::Users, Text::str({}).with_count(Opts::users).then(" user(s)"),
+                        Text::str({}).with_count(n.num_users()).then(" user(s)"));
         return false;
       }
     }
@@ -192,9 +192,8 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     if constexpr (!std::is_same_v<Label, no_label>) {
       if (!c.template bind<Label>(id)) {
         if constexpr (Ctx::explaining)
-          c.sink.fail(FailureKind::Repeated,
-                      "the node bound to '" + std::string(Label::value) + "' earlier",
-                      "'" + n.name() + "'");
+          c.sink.report(FailureKind::Repeated, Text::str("the node bound to '", Label::value, "' earlier"),
+                        Text::str({}).with_node_name(id));
         return false;
       }
     }
@@ -264,8 +263,8 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     }
     if (extra == count) return true;
     if constexpr (Ctx::explaining)
-      c.sink.fail(FailureKind::ExactKwargs, "only the arguments the pattern names",
-                  "'" + std::string(OpT::schema.args[extra].name) + "' written");
+      c.sink.report(FailureKind::ExactKwargs, Text::str("only the arguments the pattern names"),
+                    Text::str("'", OpT::schema.args[extra].name, "' written"));
     (void)c;
     return false;
   }

@@ -110,8 +110,8 @@ struct ListPattern : element<ListPattern<E...>> {
     const std::vector<Value>* items = v ? v->items() : nullptr;
     if (!items || items->size() != sizeof...(E)) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::List, "a list of " + std::to_string(sizeof...(E)),
-                    detail::typed_value_text(v, &c.g));
+        c.sink.report(FailureKind::List, Text::str("a list of ").with_count(sizeof...(E)),
+                      Text::str({}).with_typed_value(v));
       return false;
     }
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -161,7 +161,7 @@ struct Each : element<Each<E>> {
     const std::vector<Value>* items = v ? v->items() : nullptr;
     if (!items) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::List, "a list", detail::typed_value_text(v, &c.g));
+        c.sink.report(FailureKind::List, Text::str("a list"), Text::str({}).with_typed_value(v));
       return false;
     }
     for (std::size_t i = 0; i < items->size(); ++i) {

@@ -76,6 +76,31 @@ inline std::string typed_value_text(const Value* v, const Graph* g) {
 }
 }  // namespace detail
 
+/// A piece of explanation text as the matcher describes it: up to four string pieces, then
+/// optionally a value, a node or a count, then a suffix. Only the Explainer renders it, in
+/// non-template code, so that each pattern element's explain branch is one call (compile
+/// time: a pattern TU does not inline string building for every element).
+struct Text {
+  enum class Tail : std::uint8_t { None, Value, TypedValue, NodeName, NodeOp, Count };
+  std::string_view a, b, c, d;
+  Tail tail = Tail::None;
+  const Value* value = nullptr;
+  NodeId node = no_node;
+  std::size_t count = 0;
+  std::string_view suffix;
+
+  static Text str(std::string_view a, std::string_view b = {}, std::string_view c = {},
+                  std::string_view d = {}) {
+    return Text{a, b, c, d, Tail::None, nullptr, no_node, 0, {}};
+  }
+  Text& then(std::string_view s) { suffix = s; return *this; }
+  Text& with_value(const Value* v) { tail = Tail::Value; value = v; return *this; }
+  Text& with_typed_value(const Value* v) { tail = Tail::TypedValue; value = v; return *this; }
+  Text& with_node_name(NodeId n) { tail = Tail::NodeName; node = n; return *this; }
+  Text& with_node_op(NodeId n) { tail = Tail::NodeOp; node = n; return *this; }
+  Text& with_count(std::size_t k) { tail = Tail::Count; count = k; return *this; }
+};
+
 /// The sink match() uses: nothing is recorded, nothing is built.
 struct NoExplain {
   static constexpr bool enabled = false;
@@ -86,27 +111,50 @@ struct NoExplain {
   void leave_arg() {}
 };
 
-/// The sink explain() uses: records every failure with the pattern node and argument it
+/// The sink explain() uses (its members are out of line: explaining is rare, and pattern
+/// translation units should not inline its string building at every element): records every failure with the pattern node and argument it
 /// happened at. Alternatives and commutative operands record one failure per branch tried.
 class Explainer {
  public:
   static constexpr bool enabled = true;
   explicit Explainer(const Graph& g) : g_(&g) {}
 
-  void enter_node(std::size_t pattern_node, std::string_view op, NodeId node) {
+  [[gnu::noinline]] void enter_node(std::size_t pattern_node, std::string_view op, NodeId node) {
     frames_.push_back(Frame{pattern_node, std::string(op), node, {}});
   }
   void leave_node() { frames_.pop_back(); }
-  void enter_arg(std::string_view arg) {
+  [[gnu::noinline]] void enter_arg(std::string_view arg) {
     if (!frames_.empty()) frames_.back().args.emplace_back(arg);
   }
-  void enter_index(std::size_t i) {
+  [[gnu::noinline]] void enter_index(std::size_t i) {
     if (!frames_.empty()) frames_.back().args.push_back("[" + std::to_string(i) + "]");
   }
   void leave_arg() {
     if (!frames_.empty()) frames_.back().args.pop_back();
   }
-  void fail(FailureKind kind, std::string expected, std::string found) {
+  [[gnu::noinline]] void report(FailureKind kind, const Text& expected, const Text& found) {
+    fail(kind, render(expected), render(found));
+  }
+  [[gnu::noinline]] std::string render(const Text& t) const {
+    std::string s;
+    s.append(t.a).append(t.b).append(t.c).append(t.d);
+    switch (t.tail) {
+      case Text::Tail::None: break;
+      case Text::Tail::Value: s += detail::value_text(t.value, g_); break;
+      case Text::Tail::TypedValue: s += detail::typed_value_text(t.value, g_); break;
+      case Text::Tail::NodeName: s += "'" + (*g_)[t.node].name() + "'"; break;
+      case Text::Tail::NodeOp: {
+        const Node& n = (*g_)[t.node];
+        if (n.op() != no_op) s += op_name(n.op());
+        else s += std::string(kind_name(n.kind())) + " '" + n.name() + "'";
+        break;
+      }
+      case Text::Tail::Count: s += std::to_string(t.count); break;
+    }
+    s.append(t.suffix);
+    return s;
+  }
+  [[gnu::noinline]] void fail(FailureKind kind, std::string expected, std::string found) {
     MatchFailure f;
     f.kind = kind;
     if (!frames_.empty()) {

@@ -55,33 +55,30 @@ struct Placeholder : element<Placeholder<Name>> {
       NodeId id = v ? v->node() : no_node;
       if (id == no_node) {
         if constexpr (Ctx::explaining)
-          c.sink.fail(FailureKind::NotANode, "a node for '" + std::string(Name::value) + "'",
-                      detail::typed_value_text(v, &c.g));
+          c.sink.report(FailureKind::NotANode, Text::str("a node for '", Name::value, "'"),
+                        Text::str({}).with_typed_value(v));
         return false;
       }
       if (!c.template bind<Name>(id)) {
-        if constexpr (Ctx::explaining) {
-          Value bound(NodeRef{c.template bound<Name>()});
-          c.sink.fail(FailureKind::Repeated,
-                      "'" + std::string(Name::value) + "' = " + detail::value_text(bound, &c.g),
-                      detail::value_text(*v, &c.g));
-        }
+        if constexpr (Ctx::explaining)
+          c.sink.report(FailureKind::Repeated,
+                        Text::str("'", Name::value, "' = ").with_node_name(c.template bound<Name>()),
+                        Text::str({}).with_value(v));
         return false;
       }
       return true;
     } else {
       if (!v) {
         if constexpr (Ctx::explaining)
-          c.sink.fail(FailureKind::Missing, "a value for '" + std::string(Name::value) + "'",
-                      detail::value_text(v, &c.g));
+          c.sink.report(FailureKind::Missing, Text::str("a value for '", Name::value, "'"),
+                        Text::str({}).with_value(v));
         return false;
       }
       if (!c.template bind<Name>(ValueRef{v})) {
         if constexpr (Ctx::explaining)
-          c.sink.fail(FailureKind::Repeated,
-                      "'" + std::string(Name::value) + "' = " +
-                          detail::value_text(c.template bound<Name>().p, &c.g),
-                      detail::value_text(*v, &c.g));
+          c.sink.report(FailureKind::Repeated,
+                        Text::str("'", Name::value, "' = ").with_value(c.template bound<Name>().p),
+                        Text::str({}).with_value(v));
         return false;
       }
       return true;
@@ -117,17 +114,15 @@ struct Slot : element<Slot<Name, T>> {
     typename traits::stored x{};
     if (!v || !traits::read(*v, x)) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(v ? FailureKind::Type : FailureKind::Missing,
-                    "a " + std::string(slot_type_name<T>()) + " for slot '" +
-                        std::string(Name::value) + "'",
-                    detail::typed_value_text(v, &c.g));
+        c.sink.report(v ? FailureKind::Type : FailureKind::Missing,
+                      Text::str("a ", slot_type_name<T>(), " for slot '", Name::value).then("'"),
+                      Text::str({}).with_typed_value(v));
       return false;
     }
     if (!c.template bind<Name>(x)) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::Repeated,
-                    "the value bound to '" + std::string(Name::value) + "' earlier",
-                    detail::value_text(*v, &c.g));
+        c.sink.report(FailureKind::Repeated, Text::str("the value bound to '", Name::value, "' earlier"),
+                      Text::str({}).with_value(v));
       return false;
     }
     return true;
@@ -160,13 +155,12 @@ struct Const : element<Const<T>> {
     typename traits::stored x{};
     if (!v || !traits::read(*v, x)) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(v ? FailureKind::Type : FailureKind::Missing, expected_text(c),
-                    detail::typed_value_text(v, &c.g));
+        explain_const(c, v ? FailureKind::Type : FailureKind::Missing, v, true);
       return false;
     }
     if (!(x == value)) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::Value, expected_text(c), detail::value_text(*v, &c.g));
+        explain_const(c, FailureKind::Value, v, false);
       return false;
     }
     return true;
@@ -176,8 +170,12 @@ struct Const : element<Const<T>> {
 
  private:
   template <class Ctx>
-  std::string expected_text(Ctx& c) const {
-    return std::string(slot_type_name<T>()) + " " + detail::value_text(Value(value), &c.g);
+  void explain_const(Ctx& c, FailureKind k, const Value* v, bool typed) const {
+    const Value expected(value);
+    Text found = Text::str({});
+    if (typed) found.with_typed_value(v);
+    else found.with_value(v);
+    c.sink.report(k, Text::str(slot_type_name<T>(), " ").with_value(&expected), found);
   }
 };
 
@@ -250,8 +248,8 @@ struct Where : element<Where<E, F>> {
     else ok = pred(x);
     if (!ok) {
       if constexpr (Ctx::explaining)
-        c.sink.fail(FailureKind::Check, "the where() predicate to hold",
-                    v ? detail::value_text(*v, &c.g) : std::string("false"));
+        c.sink.report(FailureKind::Check, Text::str("the where() predicate to hold"),
+                      v ? Text::str({}).with_value(v) : Text::str("false"));
     }
     return ok;
   }

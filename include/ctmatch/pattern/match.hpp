@@ -173,7 +173,7 @@ bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
     if constexpr (std::is_invocable_v<decltype(p.check_fn), const Match<P>&, const Graph&>) ok = p.check_fn(m, g);
     else ok = p.check_fn(m);
     if (!ok) {
-      if constexpr (Sink::enabled) sink.fail(FailureKind::Check, "extra_check to hold", "false");
+      if constexpr (Sink::enabled) sink.report(FailureKind::Check, Text::str("extra_check to hold"), Text::str("false"));
       return false;
     }
   }

@@ -101,8 +101,8 @@ struct Multi : element<Multi<R...>> {
       c.st = saved;
     }
     if constexpr (Ctx::explaining)
-      c.sink.fail(FailureKind::Op, "a user of '" + c.g[a].name() + "' matching root " + std::to_string(K),
-                  std::to_string(c.g[a].num_users()) + " user(s), none matching");
+      c.sink.report(FailureKind::Op, Text::str("a user matching root ").with_count(K),
+                    Text::str("no matching user of ").with_node_name(a));
     return false;
   }
 };
