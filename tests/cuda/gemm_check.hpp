@@ -4,6 +4,7 @@
 // is NaN in f32, f16 and bf16, so an element the kernel never wrote cannot pass).
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -12,6 +13,7 @@
 #include <ctmatch/cuda/element.hpp>
 #include <ctmatch/cuda/error.hpp>
 #include <ctmatch/cuda/mm_problem.hpp>
+#include <ctmatch/tune/gemm_config.hpp>
 
 namespace ctmatch::cuda::test {
 
@@ -90,6 +92,11 @@ Comparison compare(const std::vector<T>& out, const std::vector<double>& ref, in
   c.rel_err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
   return c;
 }
+
+/// Three configs of the reduced set (single stage; skinny tiles; 64x64 warp tiles): the tests
+/// that instantiate every epilogue use these, so a full-config build and CI stay quick to compile.
+inline constexpr std::array<tune::GemmConfig, 3> quick_configs{{
+    {32, 32, 16, 1, 2, 8}, {64, 128, 32, 3, 4, 8}, {128, 128, 32, 3, 4, 8}}};
 
 /// bf16 operands and outputs: rounding alone gives a few 1e-3.
 inline constexpr double bf16_tolerance = 1e-2;

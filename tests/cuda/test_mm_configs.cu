@@ -41,8 +41,8 @@ void check_config(const Shape& s) {
   INFO("config ", to_string(C), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
   CHECK(cmp.nonfinite == 0);
   CHECK(cmp.rel_err < bf16_tolerance);
-  MESSAGE("cuda::mm ", to_string(C), " ", std::is_same_v<In, bf16> ? "bf16" : "f16",
-          " ", s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
+  MESSAGE("cuda::mm ", to_string(C), std::string(std::is_same_v<In, bf16> ? " bf16 " : " f16 "),
+          s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
 }
 
 template <std::size_t I>
