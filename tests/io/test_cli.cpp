@@ -146,3 +146,12 @@ TEST_CASE("a model's torch.export JSON, emitted as FX text, is its FX text byte 
     CHECK(r.out == slurp(data / (model + ".export.fx.txt")) + "\n");
   }
 }
+
+TEST_CASE("--stats prints counts and the op histogram on standard error") {
+  auto r = run("--stats --emit none");
+  CHECK(r.status == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("<embedded seed_mlp.export.fx.txt>: 19 nodes (13 call_function, 1 output, 5 placeholder)\n", 0) == 0);
+  CHECK(r.err.find("     4  aten.mm.default\n") != std::string::npos);
+  CHECK(r.err.find("     1  aten.sum.dim_IntList\n") != std::string::npos);
+}
