@@ -83,10 +83,15 @@ struct State {
 
 /// What the matcher passes down the pattern: the graph, the state, the explain sink (report
 /// failures only under `if constexpr (Ctx::explaining)`: NoExplain has no fail()).
-template <class Bindings, std::size_t NodeCount, class Sink, class Repeated = Bindings>
+template <class Bindings, std::size_t NodeCount, class Sink, class Repeated = Bindings,
+          bool Branches = true>
 struct Context {
   using bindings = Bindings;
   static constexpr bool explaining = Sink::enabled;
+  /// Whether a retry (commutative operands) must restore the state first: only when some
+  /// name compares on a later occurrence (a stale binding would be compared with) or
+  /// alternatives may leave node slots behind. Otherwise the retry rewrites what it needs.
+  static constexpr bool retry_restores = Branches || !mp::mp_empty<Repeated>::value;
   const Graph& g;
   State<Bindings, NodeCount>& st;
   Sink& sink;
@@ -107,7 +112,8 @@ struct Context {
     constexpr std::uint64_t bit = std::uint64_t{1} << i;
     if constexpr (!mp::mp_contains<Repeated, Name>::value) {
       cell = v;
-      st.b.bound |= bit;
+      // Without alternatives a name that occurs once is bound by every match: no bit needed.
+      if constexpr (Branches) st.b.bound |= bit;
       return true;
     }
     if (st.b.bound & bit) return cell == v;

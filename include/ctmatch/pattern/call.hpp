@@ -68,6 +68,11 @@ namespace detail {
 /// op's schema was known falls back to looking the keyword up by name.
 template <class OpT>
 inline const Value* arg_of(const Node& n, std::size_t i) {
+  if constexpr (OpT::fx_target) {  // operator.getitem: no schema, read as written
+    if (i < n.args().size()) [[likely]]
+      return &n.args()[i];
+    return n.kwarg(OpT::schema.args[i].name);
+  }
   if (n.signature()) [[likely]]
     return n.arg(i);
   if (i < n.args().size()) return &n.args()[i];
@@ -199,11 +204,13 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     }
     if constexpr (!Opts::commutative) {
       return match_args<false, Off>(c, n);
-    } else {
+    } else if constexpr (Ctx::retry_restores) {
       const auto saved = c.st;
       if (match_args<false, Off>(c, n)) return true;
       c.st = saved;
       return match_args<true, Off>(c, n);
+    } else {
+      return match_args<false, Off>(c, n) || match_args<true, Off>(c, n);
     }
   }
 

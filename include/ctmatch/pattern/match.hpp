@@ -130,7 +130,8 @@ class Match {
     constexpr std::size_t i = mp::mp_find<names, name<S>>::value;
     static_assert(i < mp::mp_size<names>::value,
                   "ctmatch: has<\"name\">(): the pattern binds no such name");
-    return (state_.b.bound >> i) & 1u;
+    if constexpr (!P::branches) return true;  // every name is bound by every match
+    else return (state_.b.bound >> i) & 1u;
   }
 
   /// The node the pattern was matched at.
@@ -163,10 +164,10 @@ template <class P, class Sink>
 bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   m.graph_ = &g;
   m.root_ = id;
-  m.state_.b.bound = 0;
-  if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
   using repeated = typename repeated_names<typename P::template bindings<root_code>>::type;
-  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated> c{g, m.state_, sink};
+  if constexpr (P::branches || !mp::mp_empty<repeated>::value) m.state_.b.bound = 0;
+  if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
+  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches> c{g, m.state_, sink};
   if (!p.template match_root<0>(c, id)) return false;
   if constexpr (is_checked<P>::value) {
     bool ok;

@@ -82,6 +82,8 @@ struct Op {
     static_assert(parsed.ok, "ctmatch: op<\"...\">: the schema string does not parse");
     return {name_chars.data(), name_length};
   }
+  /// Whether the op is an FX target without a registered schema (`operator.getitem`).
+  static constexpr bool fx_target = parsed.schema.ns == "operator";
   /// The schema text as declared.
   static constexpr std::string_view schema_text() { return S.view(); }
 
