@@ -18,7 +18,8 @@
 //
 // Parsing uses simdjson's On-Demand API, which points into the text at every value, so each
 // error names the line and column of the offending token (benchmarks/RESULTS.md has the
-// comparison with Boost.JSON that led to this). Nesting deeper than 1024 levels is an error.
+// comparison with Boost.JSON that led to this). Nesting deeper than 1024 levels is an error
+// (On-Demand itself does not limit it; the reader's only unbounded recursion counts levels).
 // Errors throw ParseError; the graph is never returned half-built.
 #include <simdjson.h>
 
@@ -26,6 +27,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -66,6 +68,26 @@ inline std::size_t first_invalid_utf8(std::string_view text) {
     i += len;
   }
   return n;
+}
+
+/// Offset of the first control character inside a JSON string (text.size() when none).
+inline std::size_t first_control_in_string(std::string_view text) {
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (!in_string) {
+      in_string = c == '"';
+    } else if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      in_string = false;
+    } else if (c < 0x20) {
+      return i;
+    }
+  }
+  return text.size();
 }
 
 struct StringHash {
@@ -121,6 +143,9 @@ struct TensorValueRec {
   std::string extras;  // members besides dtype and sizes, canonical JSON
 };
 
+/// The deepest nesting read (torch's documents nest about 10 levels).
+inline constexpr std::size_t max_depth = 1024;
+
 class Reader {
  public:
   Reader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
@@ -139,6 +164,7 @@ class Reader {
     auto doc_r = parser.iterate(simdjson::padded_string_view(base_, text_.size(), buf.size()));
     if (doc_r.error()) fail_json(doc_r.error(), nullptr, "the document");
     doc_ = std::move(doc_r.value_unsafe());
+    doc_ready_ = true;
     od::object top = object_of_doc();
     for_fields(top, [&](std::string_view key, const char* key_at, od::value v) {
       if (key == "graph_module") {
@@ -164,6 +190,7 @@ class Reader {
   }
   /// Where the On-Demand iterator is (the end of the text when it has run off).
   const char* here() {
+    if (!doc_ready_) return base_ + text_.size();
     auto r = doc_.current_location();
     return r.error() ? base_ + text_.size() : r.value_unsafe();
   }
@@ -175,9 +202,9 @@ class Reader {
       case error_code::UNCLOSED_STRING:
         fail(base_ + text_.size(), "unterminated string: the text ends inside a string");
       case error_code::UNESCAPED_CHARS:
-        fail(at ? at : here(), "a string holds an unescaped control character");
+        fail(base_ + first_control_in_string(text_), "a string holds an unescaped control character");
       case error_code::DEPTH_ERROR:
-        fail(at ? at : here(), "JSON nested deeper than " + std::to_string(simdjson::DEFAULT_MAX_DEPTH) + " levels");
+        fail(at ? at : here(), "JSON nested deeper than " + std::to_string(max_depth) + " levels");
       case error_code::NUMBER_OUT_OF_RANGE:
         fail(at ? at : here(), "number out of range in " + std::string(what));
       case error_code::INCOMPLETE_ARRAY_OR_OBJECT:
@@ -212,8 +239,14 @@ class Reader {
     return buffer;
   }
   static od::parser& thread_parser() {
-    // One parser per thread, reused: it keeps its buffers between documents.
-    static thread_local od::parser parser;
+    // One parser per thread, reused: it keeps its buffers between documents. Its depth
+    // bound must exceed the reader's (canonical() counts from a field at most 16 levels
+    // down): simdjson checks it only in debug builds, by assertion.
+    static thread_local od::parser parser = [] {
+      od::parser p;
+      if (p.allocate(1 << 16, max_depth + 16) != simdjson::SUCCESS) throw std::bad_alloc();
+      return p;
+    }();
     return parser;
   }
 
@@ -237,9 +270,13 @@ class Reader {
   }
   [[noreturn]] void fail_type(od::value& v, const char* at, std::string_view expected, std::string_view what) {
     auto t = v.type();
-    if (t.error()) fail_json(t.error(), at, what);
-    fail(at, "expected " + std::string(expected) + " for " + std::string(what) + ", found " +
-                 std::string(type_name(v)));
+    std::string found(type_name(v));
+    if (t.error()) {  // not a JSON value at all: show the start of what is there
+      std::string_view tok = v.raw_json_token().substr(0, 20);
+      tok = tok.substr(0, std::min(tok.size(), tok.find_first_of(" \t\r\n")));
+      found = "invalid JSON '" + std::string(tok) + "'";
+    }
+    fail(at, "expected " + std::string(expected) + " for " + std::string(what) + ", found " + found);
   }
   od::object object_of_doc() {
     auto t = doc_.type();
@@ -321,8 +358,9 @@ class Reader {
   template <class F>
   void for_fields(od::object& obj, F&& f) {
     for (auto field_r : obj) {
-      const char* before = here();
-      od::field field = take(std::move(field_r), before, "an object");
+      if (field_r.error() == simdjson::TAPE_ERROR)
+        fail(here(), "malformed object: expected a field (\"key\": value), ',' or '}'");
+      od::field field = take(std::move(field_r), nullptr, "an object");
       const char* key_at = field.key().raw() - 1;
       std::string_view key = take(field.unescaped_key(), key_at, "an object key");
       f(key, key_at, field.value());
@@ -332,16 +370,18 @@ class Reader {
   void for_items(od::array& arr, std::string_view what, F&& f) {
     std::size_t i = 0;
     for (auto item_r : arr) {
-      const char* before = here();
-      od::value item = take(std::move(item_r), before, what);
+      if (item_r.error() == simdjson::TAPE_ERROR) fail(here(), "malformed array: expected a value, ',' or ']'");
+      od::value item = take(std::move(item_r), nullptr, what);
       f(i++, item);
     }
   }
 
   // ---------------------------------------------------------------- canonical JSON text
-  /// Appends `v` as canonical JSON text (validating every part of it).
-  void canonical(od::value& v, std::string& out, std::string_view what) {
+  /// Appends `v` as canonical JSON text (validating every part of it). On-Demand does not
+  /// limit nesting, so this recursion does: `depth` levels at most.
+  void canonical(od::value& v, std::string& out, std::string_view what, std::size_t depth = 0) {
     const char* at = token_start(v);
+    if (depth >= max_depth) fail(at, "JSON nested deeper than " + std::to_string(max_depth) + " levels");
     auto t = v.type();
     if (t.error()) fail_json(t.error(), at, what);
     switch (t.value_unsafe()) {
@@ -354,7 +394,7 @@ class Reader {
           first = false;
           append_json_string(out, key);
           out += ": ";
-          canonical(x, out, what);
+          canonical(x, out, what, depth + 1);
         });
         out += '}';
         break;
@@ -364,7 +404,7 @@ class Reader {
         out += '[';
         for_items(a, what, [&](std::size_t i, od::value x) {
           if (i) out += ", ";
-          canonical(x, out, what);
+          canonical(x, out, what, depth + 1);
         });
         out += ']';
         break;
@@ -973,14 +1013,26 @@ class Reader {
       const OpSignature* sig = OpRegistry::global().signature(spec.op);
       const schema::FunctionSchema* fs = schema::find_schema(spec.op);
       std::string overrides, positional_names;
+      // kind 1 positional, 2 keyword; none given: torch's old rule (positional unless the
+      // schema gives a default or makes it keyword-only).
+      auto is_positional = [&](const ArgRec& a) {
+        if (a.kind != 0) return a.kind == 1;
+        if (!sig) return true;
+        int p = sig->find(a.name);
+        return p >= 0 && !sig->params[static_cast<std::size_t>(p)].kwarg_only &&
+               !sig->params[static_cast<std::size_t>(p)].default_value;
+      };
+      std::size_t positional_count = 0, max_positional = 0;
+      for (const ArgRec& a : n.inputs) positional_count += is_positional(a);
+      if (sig)
+        while (max_positional < sig->params.size() && !sig->params[max_positional].kwarg_only) ++max_positional;
       for (ArgRec& a : n.inputs) {
-        bool positional = a.kind == 1;
-        if (a.kind == 0 && sig) {
-          int p = sig->find(a.name);
-          positional = p >= 0 && !sig->params[static_cast<std::size_t>(p)].kwarg_only &&
-                       !sig->params[static_cast<std::size_t>(p)].default_value;
-        } else if (a.kind == 0) {
-          positional = true;
+        bool positional = is_positional(a);
+        if (sig) {  // point at the input that does not fit (Graph::create would name the node)
+          if (positional && spec.args.size() >= max_positional)
+            fail(a.at, n.op + ": takes at most " + std::to_string(max_positional) + " positional arguments, got " +
+                           std::to_string(positional_count));
+          if (!positional && sig->find(a.name) < 0) fail(a.at, n.op + ": has no argument '" + a.name + "'");
         }
         if (writer_tag(fs, a.name, a.value) != a.tag) {
           if (!overrides.empty()) overrides += ',';
@@ -1089,6 +1141,7 @@ class Reader {
   std::string file_;
   const char* base_ = nullptr;
   od::document doc_;
+  bool doc_ready_ = false;  // doc_ holds a document (iterate succeeded)
   bool seen_module_ = false;
 
   std::unordered_map<std::string, std::uint32_t, StringHash, StringEq> names_;
