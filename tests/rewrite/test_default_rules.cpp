@@ -99,10 +99,14 @@ TEST_CASE("clone and _to_copy removal: not for graph outputs, not when written, 
 }
 
 TEST_CASE("to_copy_chain only when the first conversion is exact") {
-  for (auto [from, mid, fires] : {std::tuple{ScalarType::Half, ScalarType::Float, true},
-                                  std::tuple{ScalarType::Double, ScalarType::Half, false},
-                                  std::tuple{ScalarType::Int, ScalarType::Double, true},
-                                  std::tuple{ScalarType::Long, ScalarType::Double, false}}) {
+  struct Case {
+    ScalarType from, mid;
+    bool fires;
+  };
+  for (Case c : {Case{ScalarType::Half, ScalarType::Float, true}, Case{ScalarType::Double, ScalarType::Half, false},
+                 Case{ScalarType::Int, ScalarType::Double, true}, Case{ScalarType::Long, ScalarType::Double, false}}) {
+    ScalarType from = c.from, mid = c.mid;
+    bool fires = c.fires;
     CAPTURE(torch_name(from));
     Graph g;
     NodeId x = g.placeholder("x");

@@ -84,6 +84,7 @@ class RuleSet {
   }
 
   bool enabled(std::size_t i) const { return enabled_[i] != 0; }
+  void set_enabled(std::size_t i, bool on) { enabled_.at(i) = on; }
   void enable_all() { enabled_.assign(size, 1); }
   /// Keeps only the rules called one of `keep` (every registration of a name). Returns the
   /// names in `keep` that no rule has (empty when all were found).
