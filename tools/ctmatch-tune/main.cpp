@@ -5,7 +5,9 @@
 //
 // Lists the choices get_mm_configs returns (uid and kwargs of each, in order). Listing is host
 // logic: `--device cuda` lists the cuda:: configs on a machine without a GPU. `--bench` times
-// the choices (host only in this tool) and prints the winner; `--cache FILE` remembers it.
+// the choices and prints the winner; `--cache FILE` remembers it. On `--device cuda` the tool
+// times on the GPU when it was built with CUDA (cuda_bench.cu): the table then lists the
+// choices the CUDA backend builds (cuBLAS and the instantiated cuda::mm configs).
 // `--json` prints {"choices": [{"uid": ..., "kwargs": {...}}, ...]} (and "winner" with --bench).
 #include <charconv>
 #include <cstdio>
@@ -16,6 +18,10 @@
 #include <vector>
 
 #include <ctmatch/tune.hpp>
+
+#ifdef CTMATCH_TUNE_CUDA
+#include "cuda_bench.hpp"
+#endif
 
 using namespace ctmatch::tune;
 
@@ -121,14 +127,30 @@ int main(int argc, char** argv) {
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> cuda_mm_wgmma;
   const TemplateStack stack = args.device == "host" ? TemplateStack{&host_aten_mm, &host_mm}
                                                     : TemplateStack{&cuda_aten_mm, &cuda_mm, &cuda_mm_wgmma};
-  const auto choices = get_mm_configs(inputs, stack, "mm", {}, options);
+  auto choices = get_mm_configs(inputs, stack, "mm", {}, options);
   for (const auto& d : default_heuristic_registry().diagnostics()) std::cerr << d << '\n';
 
   std::optional<AutotuneResult> result;
   std::vector<std::shared_ptr<ChoiceCaller>> made;
   if (args.bench) {
-    if (args.device != "host")
+    if (args.device != "host") {
+#ifdef CTMATCH_TUNE_CUDA
+      try {
+        ctmatch_tune::CudaBench b = ctmatch_tune::cuda_bench(inputs, options, args.cache);
+        if (!args.json)
+          std::cout << b.device << ": timing " << b.choices.size() << " of the " << choices.size()
+                    << " listed choices, those the CUDA backend builds (cuBLAS, instantiated cuda::mm configs)\n";
+        choices = std::move(b.choices);
+        result = std::move(b.result);
+      } catch (const std::exception& e) {
+        fail(e.what(), 1);
+      }
+#else
       fail("--bench runs host kernels only; timing cuda:: choices needs the CUDA backend", 1);
+#endif
+    }
+  }
+  if (args.bench && args.device == "host") {
     made = make_choices(choices);
     if (made.size() != choices.size())
       fail("host kernels take f32 or bf16 inputs, not " + std::string(dtype_name(args.dtype)), 1);
