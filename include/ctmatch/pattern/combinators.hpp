@@ -7,9 +7,9 @@
 //                      matched (Match::has<"name">()).
 //   list(a, b, ...)    a list argument (`Tensor[]`, `int[]`, ...) of exactly these elements
 //   each(e)            a list argument of any length whose every element matches e (variadic
-//                      operands: `cat(each(_), 0)`); e contains no op call. Bind the whole
-//                      list with slot<"xs", TensorList> / IntList / FloatList instead, or both:
-//                      any_of is not needed, use `slot<"xs", TensorList>.where(...)`.
+//                      operands: `cat(each("x"_x), 0)` is a cat of one node repeated); e
+//                      contains no op call. To bind the operands themselves, use a list slot:
+//                      `cat(slot<"xs", TensorList>, _)`, constrained with .where(...) if needed.
 #include <cstdint>
 #include <string>
 #include <vector>
