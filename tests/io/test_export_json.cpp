@@ -276,3 +276,51 @@ TEST_CASE("serde enum numbering is torch/_export/serde/schema.py's, both ways") 
   CHECK(memory_format_to_serde(MemoryFormat::Preserve) == 4);
   CHECK_FALSE(memory_format_from_serde(5).has_value());
 }
+
+TEST_CASE("nodes a rewrite creates are written from their schema, and the signature follows the outputs") {
+  Graph g = io::read_export_json(slurp("seed_mlp.export.json"), "seed_mlp.export.json");
+  NodeId sum = g.find("sum_1");
+  NodeId out = g.last();
+  // relu(sum_1) becomes the graph's output: a node with no annotations at all
+  NodeId relu = g.call(intern_op("aten.relu.default"), {Value(NodeRef{sum})}, {}, out, "relu_out");
+  CHECK(g.replace_all_uses(sum, relu) == 1);
+  g[relu].meta = TensorMeta{ScalarType::Float, std::vector<Value>{Value(64), Value(1)}};
+  // a multi-output op with one of its outputs read, and a keyword argument
+  NodeId x = g.find("x");
+  NodeId ln = g.call(intern_op("aten.native_layer_norm.default"),
+                     {Value(NodeRef{x}), Value::list({Value(512)}), Value(None{}), Value(None{}), Value(1e-5)}, {}, out);
+  NodeId mean = g.call(intern_op("operator.getitem"), {Value(NodeRef{ln}), Value(1)}, {}, out, "ln_mean");
+  NodeId cast = g.call(intern_op("aten._to_copy.default"), {Value(NodeRef{mean})}, {Kwarg{"dtype", Value(ScalarType::Half)}}, out);
+  (void)cast;
+  REQUIRE_NOTHROW(verify(g));
+
+  std::string written = io::write_export_json(g);
+  // torch's spelling of the new nodes
+  CHECK(written.find("{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": [{\"name\": \"self\", \"arg\": "
+                     "{\"as_tensor\": {\"name\": \"sum_1\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": {\"name\": "
+                     "\"relu_out\"}}], \"metadata\": {}, \"is_hop_single_tensor_return\": null, \"name\": \"relu_out\"}") !=
+        std::string::npos);
+  CHECK(written.find("\"outputs\": [{\"as_tensor\": {\"name\": \"native_layer_norm_unused_0\"}}, {\"as_tensor\": "
+                     "{\"name\": \"ln_mean\"}}, {\"as_tensor\": {\"name\": \"native_layer_norm_unused_2\"}}]") != std::string::npos);
+  CHECK(written.find("{\"name\": \"dtype\", \"arg\": {\"as_scalar_type\": 6}, \"kind\": 2}") != std::string::npos);
+  CHECK(written.find("\"relu_out\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 64}, {\"as_int\": 1}], \"requires_grad\": false, "
+                     "\"device\": {\"type\": \"cpu\", \"index\": null}, \"strides\": [{\"as_int\": 1}, {\"as_int\": 1}], "
+                     "\"storage_offset\": {\"as_int\": 0}, \"layout\": 7}") != std::string::npos);
+  // the graph signature's output spec names the new output, not the replaced one
+  CHECK(written.find("\"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": \"relu_out\"}}}}]") !=
+        std::string::npos);
+  CHECK(written.find("{\"as_tensor\": {\"name\": \"sum_1\"}}}}]") == std::string::npos);
+
+  Graph h = io::read_export_json(written, "written.json");
+  CHECK_NOTHROW(verify(h));
+  CHECK(h.size() == g.size());
+  const Node& r = h[h.find("relu_out")];
+  CHECK(h[r.args()[0].node()].name() == "sum_1");
+  CHECK(r.meta == g[relu].meta);
+  const Node& m = h[h.find("ln_mean")];
+  CHECK(op_name(m.op()) == "operator.getitem");
+  CHECK(m.args()[1] == Value(1));
+  CHECK(*h[h.find("_to_copy")].kwarg("dtype") == Value(ScalarType::Half));
+  // and from there on the round trip is exact
+  CHECK(io::write_export_json(h) == written);
+}
