@@ -2,6 +2,7 @@
 // passes asked for, and emits the graph and its statistics.
 //
 //   ctmatch-opt [FILE] [--emit fx|json|dot|none] [--stats] [--stats-json] [-o OUT]
+//               [--rules bench|default|NAME,...] [--mode sweep|fixpoint] [--explain NODE]
 //
 // Without FILE it runs on a sample graph compiled into the binary (seed_mlp), so it shows
 // what it does with no arguments. The program is a pipeline — parse options, load, read,
@@ -24,9 +25,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "embedded_sample.hpp"
+#include "rewrite_stage.hpp"
 
 namespace {
 
@@ -45,6 +48,8 @@ struct Options {
   bool stats_json = false;  // one JSON object, on standard output
   std::string output;       // empty: standard output
   bool help = false;
+  ctmatch_opt::RewriteOptions rewrite;  // --rules, --mode, --explain (rewrite_stage.hpp)
+  bool sample_report = false;           // no arguments at all: the rule sets on the sample
 };
 
 /// A wrong command line: reported with the usage, exit status 2.
@@ -61,13 +66,19 @@ constexpr std::string_view usage_text =
     "\n"
     "Reads a graph from FILE (FX text as str(torch.fx.Graph) prints it, or torch.export JSON;\n"
     "the format is told from the content; '-' reads standard input). Without FILE it runs on\n"
-    "a sample graph built into the program (seed_mlp).\n"
+    "a sample graph built into the program (seed_mlp); with no arguments at all it runs the\n"
+    "default and bench rules on it and prints what they did.\n"
     "\n"
     "  --emit FORMAT  write the graph as fx (default), json (torch.export), dot (Graphviz) or none\n"
     "  --stats        print node counts and an op histogram to standard error\n"
     "  --stats-json   print {\"nodes\": N, \"hist\": {op: count}, ...} to standard output\n"
     "                 (the graph is then not emitted unless --emit and -o are given)\n"
     "  -o OUT         write the emitted graph to OUT instead of standard output\n"
+    "  --rules SET    rewrite with bench (the benchmark rules, Inductor's semantics), default\n"
+    "                 (clean-ups), or NAME,NAME... (rules by name); --stats-json then adds\n"
+    "                 matches, roots, hist_after and time_s; --emit dot highlights new nodes\n"
+    "  --mode MODE    sweep (default: one reverse pass, as Inductor's) or fixpoint\n"
+    "  --explain NODE say on standard error why each rule of NODE's op does or does not match\n"
     "  -h, --help     print this help\n"
     "\n"
     "Exit status: 0 success; 2 malformed or unreadable input, or a wrong command line;\n"
@@ -96,6 +107,9 @@ const std::vector<OptionSpec>& option_table() {
       {"--stats-json", false, [](Options& o, std::string_view) { o.stats_json = true; }},
       {"-o", true, [](Options& o, std::string_view v) { o.output = std::string(v); }},
       {"--output", true, [](Options& o, std::string_view v) { o.output = std::string(v); }},
+      {"--rules", true, [](Options& o, std::string_view v) { o.rewrite.rules = std::string(v); }},
+      {"--mode", true, [](Options& o, std::string_view v) { o.rewrite.mode = std::string(v); }},
+      {"--explain", true, [](Options& o, std::string_view v) { o.rewrite.explain = std::string(v); }},
       {"-h", false, [](Options& o, std::string_view) { o.help = true; }},
       {"--help", false, [](Options& o, std::string_view) { o.help = true; }},
   };
@@ -135,6 +149,9 @@ Options parse_options(int argc, char** argv) {
   if (o.stats_json && o.output.empty() && o.emit && *o.emit != Emit::None)
     throw UsageError("--stats-json writes to standard output: give -o OUT for the emitted graph");
   if (!o.emit) o.emit = o.stats_json ? Emit::None : Emit::Fx;
+  if (o.rewrite.mode != "sweep" && o.rewrite.mode != "fixpoint")
+    throw UsageError("--mode: unknown mode '" + o.rewrite.mode + "' (expected sweep or fixpoint)");
+  o.sample_report = argc == 1;
   return o;
 }
 
@@ -162,11 +179,11 @@ Input load(const Options& o) {
   }
 }
 
-std::string render(const Graph& g, Emit emit) {
+std::string render(const Graph& g, Emit emit, const std::unordered_set<NodeId>& highlight = {}) {
   switch (emit) {
     case Emit::Fx: return io::write_fx_text(g) + "\n";
     case Emit::Json: return io::write_export_json(g);
-    case Emit::Dot: return io::write_dot(g);
+    case Emit::Dot: return io::write_dot(g, highlight);
     case Emit::None: return {};
   }
   return {};
@@ -261,12 +278,19 @@ int run(const Options& o) {
   Input in = load(o);
   Graph g = io::read_graph(in.text, in.name);
   verify(g);
-  // Passes over the graph run here, between reading and emitting.
-  write_output(o, render(g, *o.emit));
+  if (o.sample_report) {
+    std::cout << ctmatch_opt::sample_report(g, in.name);
+    return exit_ok;
+  }
+  if (!o.rewrite.explain.empty()) std::cerr << ctmatch_opt::explain_node(g, o.rewrite);
+  ctmatch_opt::RewriteReport rw = ctmatch_opt::run_rewrites(g, o.rewrite);
+  write_output(o, render(g, *o.emit, rw.created));
   Stats s = collect_stats(g);
   if (o.stats) std::cerr << stats_text(s, in.name);
+  if (o.stats && rw.ran) std::cerr << ctmatch_opt::report_text(rw, g);
   if (o.stats_json) {
     std::string j = stats_json(s);
+    if (rw.ran) j = j.substr(0, j.size() - 2) + ctmatch_opt::report_json_fields(g, rw) + "}\n";
     std::fwrite(j.data(), 1, j.size(), stdout);
     if (std::fflush(stdout) != 0) throw std::runtime_error("cannot write standard output");
   }
@@ -294,6 +318,9 @@ int main(int argc, char** argv) {
     return exit_bad_input;
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
+    return exit_bad_input;
+  } catch (const std::invalid_argument& e) {  // --rules or --explain naming what is not there
+    std::cerr << "ctmatch-opt: error: " << e.what() << "\n";
     return exit_bad_input;
   } catch (const std::exception& e) {
     std::cerr << "ctmatch-opt: error: " << e.what() << "\n";

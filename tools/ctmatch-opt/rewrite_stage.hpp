@@ -1,0 +1,215 @@
+#pragma once
+// The rewrite stage of ctmatch-opt: --rules, --mode, --explain, and what they add to the
+// statistics (matches, roots, hist_after, time_s) and to the DOT output (the nodes the
+// rewrites created are highlighted).
+//
+//   --rules bench|default|NAME,NAME...   bench: the benchmark rules (Inductor's semantics);
+//                                        default: the clean-ups; a NAME selects every rule of
+//                                        that name in either set; several may be listed
+//   --mode sweep|fixpoint                sweep (default): one reverse pass, as Inductor's
+//                                        PatternMatcherPass; fixpoint: until nothing applies
+//   --explain NODE                       why each rule whose root op fits NODE does or does not
+//                                        match there (before the pass), on standard error
+#include <ctmatch/graph/graph.hpp>
+#include <ctmatch/io/fx_text.hpp>
+#include <ctmatch/rewrite.hpp>
+#include <ctmatch/rewrite/bench_rules.hpp>
+#include <ctmatch/rewrite/default_rules.hpp>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace ctmatch_opt {
+
+using namespace ctmatch;
+
+struct RewriteOptions {
+  std::string rules;    // empty: no rewriting
+  std::string mode = "sweep";
+  std::string explain;  // a node name, or empty
+};
+
+struct RewriteReport {
+  bool ran = false;
+  std::string rules, mode;
+  PassStats stats;
+  std::map<std::string, std::size_t> matches;
+  std::map<std::string, std::vector<std::string>> roots;
+  std::unordered_set<NodeId> created;  // live nodes the pass created (DOT highlights them)
+};
+
+/// Both built-in sets in one: the default rules, then the bench rules.
+inline auto all_rules() { return concat(rules::default_rules(), rules::bench_rules()); }
+inline constexpr std::size_t default_rule_count = decltype(rules::default_rules())::size;
+
+/// Applies --rules to the combined set; throws std::invalid_argument naming unknown rules.
+template <class Set>
+void select_rules(Set& set, std::string_view spec) {
+  for (std::size_t i = 0; i < Set::size; ++i) set.set_enabled(i, false);
+  std::vector<std::string> unknown;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    std::size_t comma = spec.find(',', start);
+    std::string_view tok = spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    start = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
+    if (tok.empty()) continue;
+    bool found = false;
+    for (std::size_t i = 0; i < Set::size; ++i) {
+      bool in_default = i < default_rule_count;
+      if ((tok == "default" && in_default) || (tok == "bench" && !in_default) || set.name(i) == tok) {
+        set.set_enabled(i, true);
+        found = true;
+      }
+    }
+    if (!found) unknown.emplace_back(tok);
+  }
+  if (!unknown.empty()) {
+    std::string msg = "--rules: unknown rule";
+    for (const std::string& u : unknown) msg += " '" + u + "'";
+    msg += " (known: bench, default";
+    for (const std::string& n : set.names()) msg += ", " + n;
+    throw std::invalid_argument(msg + ")");
+  }
+}
+
+inline void check_mode(std::string_view mode) {
+  if (mode != "sweep" && mode != "fixpoint")
+    throw std::invalid_argument("--mode: unknown mode '" + std::string(mode) + "' (expected sweep or fixpoint)");
+}
+
+/// Explanations for --explain, as text (the selected rules, or all when none are selected).
+inline std::string explain_node(Graph& g, const RewriteOptions& o) {
+  NodeId n = g.find(o.explain);
+  if (n == no_node) throw std::invalid_argument("--explain: the graph has no node called '" + o.explain + "'");
+  auto set = all_rules();
+  if (!o.rules.empty()) select_rules(set, o.rules);
+  std::vector<RuleExplanation> ex = explain(g, set, n);
+  if (!o.rules.empty()) std::erase_if(ex, [](const RuleExplanation& e) { return !e.enabled; });
+  return format_explanations(g, n, ex);
+}
+
+/// Runs the selected rules on g.
+inline RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
+  RewriteReport r;
+  if (o.rules.empty()) return r;
+  check_mode(o.mode);
+  auto set = all_rules();
+  select_rules(set, o.rules);
+  // A first run on a copy, untimed, as Inductor's figures leave out its pass's registration:
+  // ops are interned and their schemas registered on first use, and the copy's arena grows.
+  {
+    Graph warm = g;
+    if (o.mode == "fixpoint") fixpoint(warm, set);
+    else sweep(warm, set);
+  }
+  std::size_t ids_before = g.id_bound();
+  r.stats = o.mode == "fixpoint" ? fixpoint(g, set) : sweep(g, set);
+  r.ran = true;
+  r.rules = o.rules;
+  r.mode = o.mode;
+  r.matches = r.stats.matches();
+  r.roots = r.stats.root_names(g);
+  for (NodeId id = static_cast<NodeId>(ids_before); id < g.id_bound(); ++id)
+    if (g[id].alive()) r.created.insert(id);
+  return r;
+}
+
+inline void append_json_str(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  out += '"';
+}
+
+/// `"rules": ..., "mode": ..., "matches": {...}, "roots": {...}, "hist_after": {...},
+/// "time_s": ...` — the fields --stats-json adds (with a leading ", ").
+inline std::string report_json_fields(const Graph& g, const RewriteReport& r) {
+  std::string out = ", \"rules\": ";
+  append_json_str(out, r.rules);
+  out += ", \"mode\": ";
+  append_json_str(out, r.mode);
+  out += ", \"matches\": {";
+  bool first = true;
+  for (const auto& [k, v] : r.matches) {
+    out += first ? "" : ", ";
+    first = false;
+    append_json_str(out, k);
+    out += ": " + std::to_string(v);
+  }
+  out += "}, \"roots\": {";
+  first = true;
+  for (const auto& [k, names] : r.roots) {
+    out += first ? "" : ", ";
+    first = false;
+    append_json_str(out, k);
+    out += ": [";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (i) out += ", ";
+      append_json_str(out, names[i]);
+    }
+    out += "]";
+  }
+  out += "}, \"hist_after\": {";
+  first = true;
+  for (const auto& [k, v] : op_histogram(g)) {
+    out += first ? "" : ", ";
+    first = false;
+    append_json_str(out, k);
+    out += ": " + std::to_string(v);
+  }
+  char t[64];
+  std::snprintf(t, sizeof t, "}, \"time_s\": %.9f", r.stats.seconds);
+  out += t;
+  if (r.mode == "fixpoint") out += std::string(", \"cap_hit\": ") + (r.stats.cap_hit ? "true" : "false");
+  return out;
+}
+
+/// A few readable lines: per rule that fired, its matches and roots; nodes before and after.
+inline std::string report_text(const RewriteReport& r, const Graph& g) {
+  std::string out = "rules " + r.rules + " (" + r.mode + "): ";
+  if (r.matches.empty()) out += "nothing to rewrite";
+  else out += std::to_string(r.stats.total_matches()) + " rewrite(s)";
+  char t[96];
+  std::snprintf(t, sizeof t, ", %zu -> %zu nodes, %.1f us\n", r.stats.nodes_before, r.stats.nodes_after,
+                r.stats.seconds * 1e6);
+  out += t;
+  for (const RuleStats& s : r.stats.by_name()) {
+    if (!s.matches && !s.refused && !s.failed) continue;
+    out += "  " + s.name + ": " + std::to_string(s.matches) + " at";
+    std::vector<std::string> names;
+    for (NodeId id : s.roots) names.push_back(g[id].name());
+    for (const std::string& n : names) out += " " + n;
+    if (s.refused) out += " (" + std::to_string(s.refused) + " refused by safety checks)";
+    if (s.failed) out += " (" + std::to_string(s.failed) + " failed: " + s.first_error + ")";
+    out += "\n";
+  }
+  if (r.stats.cap_hit) out += "  stopped at the cap of " + std::to_string(r.stats.cap) + " rewrites\n";
+  return out;
+}
+
+/// What ctmatch-opt prints without arguments: the default rules (to a fixed point), then the
+/// bench rules (a sweep) on the embedded sample, what each did, and the graph after.
+inline std::string sample_report(Graph& g, const std::string& name) {
+  std::string out = "ctmatch-opt: no FILE given, so the built-in rule sets run on " + name + " (" +
+                    std::to_string(g.size()) + " nodes)\n\n";
+  RewriteReport d = run_rewrites(g, RewriteOptions{"default", "fixpoint", {}});
+  out += report_text(d, g);
+  RewriteReport b = run_rewrites(g, RewriteOptions{"bench", "sweep", {}});
+  out += report_text(b, g);
+  out += "\nthe graph after:\n" + io::write_fx_text(g) + "\n\n";
+  out += "on your graph: ctmatch-opt FILE --rules bench|default|NAME,... [--mode sweep|fixpoint]\n"
+         "                          [--stats-json] [--explain NODE] [--emit fx|json|dot|none]\n";
+  return out;
+}
+
+}  // namespace ctmatch_opt
