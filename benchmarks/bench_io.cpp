@@ -12,6 +12,7 @@
 
 #include <ctmatch/io/export_json.hpp>
 #include <ctmatch/io/fx_text.hpp>
+#include <ctmatch/io/read.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 #include <algorithm>
@@ -25,13 +26,6 @@
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct GraphFile {
   std::string name;  // e.g. gpt2.export.json
@@ -142,7 +136,7 @@ std::vector<std::unique_ptr<GraphFile>> load(const std::filesystem::path& dir) {
   for (const auto& p : paths) {
     auto f = std::make_unique<GraphFile>();
     f->name = p.filename().string();
-    f->text = slurp(p);
+    f->text = io::read_file(p.string());
     f->json = f->name.substr(f->name.size() - 5) == ".json";
     f->nodes = read(*f).size();
     files.push_back(std::move(f));

@@ -13,16 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "test_data.hpp"
+
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -57,9 +52,9 @@ TEST_CASE("every malformed input in tests/data/bad fails with its expected messa
     std::filesystem::path expect_path = dir / (stem + ".expect");
     INFO(file);
     REQUIRE_MESSAGE(std::filesystem::exists(expect_path), "missing " << stem << ".expect");
-    std::string expected = slurp(expect_path);
+    std::string expected = read_test_file(expect_path);
     while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r')) expected.pop_back();
-    CHECK(error_of(slurp(path), file) == file + ":" + expected);
+    CHECK(error_of(read_test_file(path), file) == file + ":" + expected);
   }
   CHECK(fx >= 18);
 }
@@ -112,7 +107,7 @@ TEST_CASE("nesting up to the limit reads") {
 }
 
 TEST_CASE("a failed read leaves nothing behind: reading again works") {
-  std::string good = slurp(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt");
+  std::string good = read_test_file(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt");
   std::string bad = good.substr(0, good.size() / 2);
   CHECK(error_of(bad, "half.fx.txt").find("half.fx.txt:") == 0);
   Graph g = io::read_graph(good, "seed_mlp.export.fx.txt");
@@ -121,7 +116,7 @@ TEST_CASE("a failed read leaves nothing behind: reading again works") {
 
 TEST_CASE("every prefix of a real graph is either read or rejected with a position") {
   // Truncation at any byte must give a ParseError, never a crash or another exception type.
-  std::string good = slurp(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt");
+  std::string good = read_test_file(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt");
   std::size_t errors = 0;
   for (std::size_t n = 0; n < good.size(); ++n) {
     std::string e = error_of(std::string_view(good).substr(0, n), "p.fx.txt");

@@ -11,7 +11,7 @@
 
 using cli_test::quote;
 using cli_test::run;
-using cli_test::slurp;
+
 
 namespace {
 const std::filesystem::path data = CTMATCH_TEST_DATA;
@@ -34,7 +34,7 @@ TEST_CASE("without FILE it reads the embedded sample graph, seed_mlp (--emit fx 
   auto r = run("--emit fx");
   CHECK(r.status == 0);
   CHECK(r.err.empty());
-  CHECK(r.out == slurp(data / "seed_mlp.export.fx.txt") + "\n");
+  CHECK(r.out == read_test_file(data / "seed_mlp.export.fx.txt") + "\n");
 }
 
 TEST_CASE("--emit fx -o OUT writes the graph back byte for byte (and a final newline)") {
@@ -44,7 +44,7 @@ TEST_CASE("--emit fx -o OUT writes the graph back byte for byte (and a final new
     auto r = run(quote((data / name).string()) + " --emit fx -o " + quote(out.string()));
     CHECK(r.status == 0);
     CHECK(r.out.empty());
-    CHECK(slurp(out) == slurp(data / name) + "\n");
+    CHECK(read_test_file(out) == read_test_file(data / name) + "\n");
     std::filesystem::remove(out);
   }
 }
@@ -63,20 +63,20 @@ TEST_CASE("--emit json writes torch.export JSON that reads back to the same grap
   auto json = cli_test::temp_path("seed.json");
   auto r = run("--emit json -o " + quote(json.string()));
   REQUIRE(r.status == 0);
-  std::string text = slurp(json);
+  std::string text = read_test_file(json);
   CHECK(text.find('{') == 0);
   // Read back (format detected from the content) and printed as FX: the sample again.
   auto back = run(quote(json.string()) + " --emit fx");
   CHECK(back.status == 0);
   CHECK(back.err.empty());
-  CHECK(back.out == slurp(data / "seed_mlp.export.fx.txt") + "\n");
+  CHECK(back.out == read_test_file(data / "seed_mlp.export.fx.txt") + "\n");
   std::filesystem::remove(json);
 }
 
 TEST_CASE("'-' reads standard input") {
   auto r = run("- --emit fx < " + quote((data / "seed_mlp.joint.fx.txt").string()));
   CHECK(r.status == 0);
-  CHECK(r.out == slurp(data / "seed_mlp.joint.fx.txt") + "\n");
+  CHECK(r.out == read_test_file(data / "seed_mlp.joint.fx.txt") + "\n");
 }
 
 TEST_CASE("every malformed input: exit status 2 and FILE:LINE:COL: error: ... on stderr") {
@@ -93,7 +93,7 @@ TEST_CASE("every malformed input: exit status 2 and FILE:LINE:COL: error: ... on
     INFO(file);
     std::string stem = path.filename().string();
     stem = stem.substr(0, stem.size() - (ends_with(stem, ".json") ? 5 : 7));
-    std::string expected = slurp(dir / (stem + ".expect"));
+    std::string expected = read_test_file(dir / (stem + ".expect"));
     while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r')) expected.pop_back();
     auto r = run(quote(file) + " --emit fx");
     CHECK(r.status == 2);
@@ -144,7 +144,7 @@ TEST_CASE("a model's torch.export JSON, emitted as FX text, is its FX text byte 
     auto r = run(quote((data / (model + ".export.json")).string()) + " --emit fx");
     CHECK(r.status == 0);
     CHECK(r.err.empty());
-    CHECK(r.out == slurp(data / (model + ".export.fx.txt")) + "\n");
+    CHECK(r.out == read_test_file(data / (model + ".export.fx.txt")) + "\n");
   }
 }
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_data.hpp"
+
 namespace cli_test {
 
 struct Result {
@@ -16,13 +18,6 @@ struct Result {
   std::string out;
   std::string err;
 };
-
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 /// Single-quotes `s` for the shell.
 inline std::string quote(const std::string& s) {
@@ -55,7 +50,7 @@ inline Result run(const std::string& args) {
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
   int st = ::pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = slurp(err_file);
+  r.err = read_test_file(err_file);
   std::filesystem::remove(err_file);
   return r;
 }

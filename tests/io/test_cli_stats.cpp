@@ -15,7 +15,7 @@
 
 using cli_test::quote;
 using cli_test::run;
-using cli_test::slurp;
+
 
 namespace {
 const std::filesystem::path data = CTMATCH_TEST_DATA;
@@ -90,7 +90,7 @@ TEST_CASE("--stats-json hist equals the count of target= entries of every FX tex
   REQUIRE(files.size() >= 9);
   for (const auto& f : files) {
     INFO(f.filename().string());
-    Stats expected = scan_fx(slurp(f));
+    Stats expected = scan_fx(read_test_file(f));
     REQUIRE(!expected.hist.empty());
     Stats got = cli_stats(f);
     CHECK(got.nodes == expected.nodes);
@@ -110,7 +110,7 @@ TEST_CASE("--stats-json gives the same nodes and hist from .export.json and .exp
     Stats from_fx = cli_stats(fx);
     CHECK(from_json.nodes == from_fx.nodes);
     CHECK(from_json.hist == from_fx.hist);
-    CHECK(from_json.hist == scan_fx(slurp(fx)).hist);
+    CHECK(from_json.hist == scan_fx(read_test_file(fx)).hist);
   }
   // gpt2: 949 nodes from either file, 61 of them getitem.
   Stats gpt2 = cli_stats(data / "gpt2.export.json");

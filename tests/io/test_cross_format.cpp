@@ -13,17 +13,11 @@
 #include <sstream>
 #include <string>
 
+#include "test_data.hpp"
+
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::string& name) {
-  std::ifstream f(std::string(CTMATCH_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot open " << name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 /// Same kind and content; node references by name (the two graphs number nodes apart).
 bool same_value(const Value& a, const Graph& ga, const Value& b, const Graph& gb) {
@@ -51,8 +45,8 @@ std::map<std::string, std::size_t> histogram(const Graph& g) {
 TEST_CASE("JSON and FX text of each graph read to the same graph") {
   for (const char* stem : {"seed_mlp", "resnet18", "gpt2"}) {
     INFO(stem);
-    Graph j = io::read_export_json(slurp(std::string(stem) + ".export.json"), "json");
-    Graph f = io::read_fx_text(slurp(std::string(stem) + ".export.fx.txt"), "fx");
+    Graph j = io::read_export_json(read_test_data(std::string(stem) + ".export.json"), "json");
+    Graph f = io::read_fx_text(read_test_data(std::string(stem) + ".export.fx.txt"), "fx");
     REQUIRE(j.size() == f.size());
     CHECK(histogram(j) == histogram(f));
     std::size_t compared_kwargs = 0;
@@ -96,7 +90,7 @@ TEST_CASE("a graph read from FX text writes as JSON that reads back to the same 
   // kind 1/2, outputs and getitems from the schema's returns, required fields filled in.
   for (const char* stem : {"seed_mlp", "resnet18", "gpt2"}) {
     INFO(stem);
-    Graph f = io::read_fx_text(slurp(std::string(stem) + ".export.fx.txt"), "fx");
+    Graph f = io::read_fx_text(read_test_data(std::string(stem) + ".export.fx.txt"), "fx");
     Graph j = io::read_export_json(io::write_export_json(f), "written.json");
     REQUIRE(j.size() == f.size());
     NodeId x = j.first(), y = f.first();

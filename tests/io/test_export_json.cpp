@@ -14,17 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "test_data.hpp"
+
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::string& name) {
-  std::ifstream f(std::string(CTMATCH_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot open " << name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string describe(const Value& v, const Graph& g) {
   switch (v.kind()) {
@@ -108,7 +102,7 @@ constexpr Expected graphs[] = {{"seed_mlp", 19, 0}, {"resnet18", 215, 21}, {"gpt
 TEST_CASE("every graph of tests/data reads, verifies and has torch's node count") {
   for (const Expected& e : graphs) {
     INFO(e.stem);
-    std::string text = slurp(std::string(e.stem) + ".export.json");
+    std::string text = read_test_data(std::string(e.stem) + ".export.json");
     Graph g = io::read_export_json(text, std::string(e.stem) + ".export.json");
     CHECK_NOTHROW(verify(g));
     CHECK(g.size() == e.nodes);
@@ -125,7 +119,7 @@ TEST_CASE("every graph of tests/data reads, verifies and has torch's node count"
 TEST_CASE("read -> write -> read gives an identical graph") {
   for (const Expected& e : graphs) {
     INFO(e.stem);
-    Graph g = io::read_export_json(slurp(std::string(e.stem) + ".export.json"));
+    Graph g = io::read_export_json(read_test_data(std::string(e.stem) + ".export.json"));
     std::string written = io::write_export_json(g);
     Graph h = io::read_export_json(written, "written.json");
     CHECK_NOTHROW(verify(h));
@@ -140,7 +134,7 @@ TEST_CASE("torch's own document comes back byte for byte") {
   // reproduces the file exactly.
   for (const Expected& e : graphs) {
     INFO(e.stem);
-    std::string text = slurp(std::string(e.stem) + ".export.json");
+    std::string text = read_test_data(std::string(e.stem) + ".export.json");
     std::string written = io::write_export_json(io::read_export_json(text));
     REQUIRE(written.size() == text.size());
     CHECK(written == text);
@@ -148,7 +142,7 @@ TEST_CASE("torch's own document comes back byte for byte") {
 }
 
 TEST_CASE("seed_mlp: arguments, kwargs and metadata as torch.export wrote them") {
-  Graph g = io::read_export_json(slurp("seed_mlp.export.json"), "seed_mlp.export.json");
+  Graph g = io::read_export_json(read_test_data("seed_mlp.export.json"), "seed_mlp.export.json");
   const Node& mm = node(g, "mm");
   CHECK(op_name(mm.op()) == "aten.mm.default");
   REQUIRE(mm.args().size() == 2);
@@ -195,7 +189,7 @@ TEST_CASE("seed_mlp: arguments, kwargs and metadata as torch.export wrote them")
 }
 
 TEST_CASE("gpt2: getitem nodes recreated after their multi-output node, unused outputs not") {
-  Graph g = io::read_export_json(slurp("gpt2.export.json"), "gpt2.export.json");
+  Graph g = io::read_export_json(read_test_data("gpt2.export.json"), "gpt2.export.json");
   // split_with_sizes: one `as_tensors` output of three names
   const Node& split = node(g, "split_with_sizes");
   CHECK(split.users().size() == 3);
@@ -278,7 +272,7 @@ TEST_CASE("serde enum numbering is torch/_export/serde/schema.py's, both ways") 
 }
 
 TEST_CASE("nodes a rewrite creates are written from their schema, and the signature follows the outputs") {
-  Graph g = io::read_export_json(slurp("seed_mlp.export.json"), "seed_mlp.export.json");
+  Graph g = io::read_export_json(read_test_data("seed_mlp.export.json"), "seed_mlp.export.json");
   NodeId sum = g.find("sum_1");
   NodeId out = g.last();
   // relu(sum_1) becomes the graph's output: a node with no annotations at all

@@ -13,17 +13,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "test_data.hpp"
+
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::string& name) {
-  std::ifstream f(std::string(CTMATCH_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot open " << name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 /// What reading `text` throws, as `FILE:LINE:COL: error: ...`; "no error" when it reads.
 std::string error_of(std::string_view text) {
@@ -130,7 +124,7 @@ TEST_CASE("the reader is usable again after an error (its per-thread parser is r
     CHECK(io::read_export_json(small).size() == 5);
   }
   // a large document after a small one and the other way round
-  std::string gpt2 = slurp("gpt2.export.json");
+  std::string gpt2 = read_test_data("gpt2.export.json");
   CHECK(io::read_export_json(gpt2).size() == 949);
   CHECK(io::read_export_json(small).size() == 5);
   CHECK(io::read_export_json(gpt2).size() == 949);

@@ -29,7 +29,7 @@ TEST_CASE("write_dot: vertices, edges from inputs, highlighted nodes") {
       "    return (mul,)");
   NodeId x = g.find("x"), w = g.find("w"), mm = g.find("mm"), add = g.find("add"), mul = g.find("mul");
   NodeId out = g.last();
-  auto id = [](NodeId n) { return "n" + std::to_string(n); };
+  auto id = [](NodeId n) { return std::string("n").append(std::to_string(n)); };
 
   std::string dot = io::write_dot(g);
   CHECK(dot.rfind("digraph G {\n", 0) == 0);

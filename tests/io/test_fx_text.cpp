@@ -13,16 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "test_data.hpp"
+
 using namespace ctmatch;
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::filesystem::path> fx_files() {
   std::vector<std::filesystem::path> out;
@@ -91,7 +86,7 @@ TEST_CASE("every FX text graph in tests/data reads, verifies and round-trips byt
   REQUIRE(files.size() >= 9);  // seed_mlp, resnet18 and gpt2, three stages each
   for (const auto& path : files) {
     INFO(path.filename().string());
-    std::string text = slurp(path);
+    std::string text = read_test_file(path);
     Graph g = io::read_fx_text(text, path.filename().string());
     CHECK_NOTHROW(verify(g));
     // torch counts len(graph.nodes): one node per `%` line plus the output.
@@ -108,7 +103,7 @@ TEST_CASE("every FX text graph in tests/data reads, verifies and round-trips byt
 }
 
 TEST_CASE("seed_mlp: ops, kwargs of every kind and users as the file says") {
-  Graph g = io::read_fx_text(slurp(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt"));
+  Graph g = io::read_fx_text(read_test_file(std::filesystem::path(CTMATCH_TEST_DATA) / "seed_mlp.export.fx.txt"));
   CHECK(g.size() == 19);
   const Node& x = node(g, "x");
   CHECK(x.kind() == NodeKind::Placeholder);

@@ -19,7 +19,7 @@ const std::filesystem::path data = CTMATCH_TEST_DATA;
 cli_test::Result run(const std::string& args) { return cli_test::run(args); }
 
 boost::json::object expected_models() {
-  return boost::json::parse(cli_test::slurp(data / "bench_expected.json")).at("models").as_object();
+  return boost::json::parse(read_test_file(data / "bench_expected.json")).at("models").as_object();
 }
 }  // namespace
 
