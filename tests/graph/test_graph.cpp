@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
+
 #include <ctmatch/graph.hpp>
 
 using namespace ctmatch;
@@ -156,4 +159,40 @@ TEST_CASE("many insertions at one place renumber the order keys correctly") {
   verify(g);
   CHECK(g.comes_before(before, last));
   CHECK(g.size() == 102);
+}
+
+TEST_CASE("replace_all_uses keeps users lists exact: the new node keeps its use, no user twice") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId b = g.call(mm_op(), {NodeRef{a}, NodeRef{x}});      // uses a and x
+  NodeId c = g.call(mm_op(), {NodeRef{a}, NodeRef{a}});      // uses a twice
+  NodeId n = g.call(mm_op(), {NodeRef{a}, NodeRef{x}}, {}, b, "n");  // the replacement consumes a
+  g.output({NodeRef{b}, NodeRef{c}});
+  CHECK(g.replace_all_uses(x, a) == 2);  // b and n use x; a itself is skipped
+  CHECK(g[x].users().size() == 1);       // only a
+  CHECK(g[b].args()[1] == Value(NodeRef{a}));
+  CHECK(g.replace_all_uses(a, n) == 2);  // b and c; n keeps using a
+  CHECK(std::vector<NodeId>(g[a].users().begin(), g[a].users().end()) == std::vector<NodeId>{n});
+  CHECK(g[c].args()[0] == Value(NodeRef{n}));
+  CHECK(g[c].args()[1] == Value(NodeRef{n}));
+  auto nu = g[n].users();
+  CHECK(std::count(nu.begin(), nu.end(), c) == 1);
+  CHECK(std::count(nu.begin(), nu.end(), b) == 1);
+  CHECK(g.replace_all_uses(a, a) == 0);
+  verify(g);
+}
+
+TEST_CASE("fresh names stay unique when many nodes share a base") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  std::vector<NodeId> ids;
+  for (int i = 0; i < 50; ++i) ids.push_back(g.call(mm_op(), {NodeRef{x}, NodeRef{x}}));
+  g.create(NodeSpec{NodeKind::CallFunction, mm_op(), "mm_60", {}, {NodeRef{x}}, {}});
+  for (int i = 0; i < 20; ++i) ids.push_back(g.call(mm_op(), {NodeRef{x}, NodeRef{x}}));
+  CHECK(g[ids[0]].name() == "mm");
+  CHECK(g[ids[49]].name() == "mm_49");
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
+  verify(g);
 }

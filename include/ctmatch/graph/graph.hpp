@@ -142,20 +142,34 @@ class Graph {
   }
 
   /// Every use of `from` becomes a use of `to`, except in `to` itself (so a new node that
-  /// consumes `from` keeps doing so). Returns the number of users rewired.
+  /// consumes `from` keeps doing so). Returns the number of users rewired. The users' argument
+  /// positions do not change, so their schema binding stays; only the references and the two
+  /// users lists are updated, in place.
   std::size_t replace_all_uses(NodeId from, NodeId to) {
-    std::vector<NodeId> users(nodes_[from].users_.begin(), nodes_[from].users_.end());
+    if (from == to) return 0;
+    if (!live(from) || !live(to)) throw GraphError("replace_all_uses with a node that is not live");
     std::size_t count = 0;
-    for (NodeId u : users) {
-      if (u == to) continue;
+    journal_users(from);
+    std::vector<NodeId>& from_users = nodes_[from].users_;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < from_users.size(); ++i) {
+      NodeId u = from_users[i];
+      if (u == to) {
+        from_users[kept++] = u;
+        continue;
+      }
       Node& un = nodes_[u];
-      std::vector<Value> args = un.args_;
-      std::vector<Kwarg> kwargs = un.kwargs_;
-      for (Value& v : args) v.replace_node(from, to);
-      for (Kwarg& k : kwargs) k.value.replace_node(from, to);
-      set_args(u, std::move(args), std::move(kwargs));
+      if (journaling_) journal_.push_back(Entry{Entry::ArgsChanged, u, un.args_, un.kwargs_, {}});
+      for (Value& v : un.args_) v.replace_node(from, to);
+      for (Kwarg& k : un.kwargs_) k.value.replace_node(from, to);
+      auto& to_users = nodes_[to].users_;
+      if (std::find(to_users.begin(), to_users.end(), u) == to_users.end()) {
+        journal_users(to);
+        nodes_[to].users_.push_back(u);
+      }
       ++count;
     }
+    nodes_[from].users_.resize(kept);
     return count;
   }
 
@@ -199,13 +213,18 @@ class Graph {
     for (Node& n : nodes()) bind_signature(n);
   }
 
-  /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes).
+  /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes). A
+  /// counter per base makes a run of fresh names linear, not quadratic, as FX's namespace does.
   std::string unique_name(std::string_view base) const {
     std::string b(base);
     if (!names_.count(b)) return b;
-    for (std::size_t i = 1;; ++i) {
+    std::size_t& next = next_suffix_[b];
+    for (std::size_t i = std::max<std::size_t>(next, 1);; ++i) {
       std::string c = b + "_" + std::to_string(i);
-      if (!names_.count(c)) return c;
+      if (!names_.count(c)) {
+        next = i + 1;
+        return c;
+      }
     }
   }
 
@@ -398,6 +417,7 @@ class Graph {
 
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeId> names_;
+  mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;
   bool journaling_ = false;
