@@ -1,6 +1,6 @@
 #pragma once
 // The `default` rule set: clean-ups a graph compiler wants before lowering, each safe on its
-// own. rewrite/README-rules.md shows each with a before/after graph. Rules that depend on
+// own. README.md ("Built-in rule sets") shows each with a before/after graph. Rules that depend on
 // shapes or dtypes read the metadata a graph carries (the torch.export JSON format has it, FX
 // text does not) and refuse — no match — when it is absent.
 //
