@@ -13,25 +13,13 @@
 #include <sstream>
 #include <string>
 
+#include "graph_compare.hpp"
 #include "test_data.hpp"
 
 using namespace ctmatch;
 
 namespace {
 
-/// Same kind and content; node references by name (the two graphs number nodes apart).
-bool same_value(const Value& a, const Graph& ga, const Value& b, const Graph& gb) {
-  if (a.kind() != b.kind()) return false;
-  if (a.is_node()) return ga[a.node()].name() == gb[b.node()].name();
-  if (a.is_list()) {
-    const auto &x = *a.items(), &y = *b.items();
-    if (a.get_if<List>()->tuple != b.get_if<List>()->tuple || x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (!same_value(x[i], ga, y[i], gb)) return false;
-    return true;
-  }
-  return a == b;
-}
 
 std::map<std::string, std::size_t> histogram(const Graph& g) {
   std::map<std::string, std::size_t> h;

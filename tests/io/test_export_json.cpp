@@ -14,68 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "graph_compare.hpp"
 #include "test_data.hpp"
 
 using namespace ctmatch;
 
 namespace {
-
-std::string describe(const Value& v, const Graph& g) {
-  switch (v.kind()) {
-    case Value::Kind::Node: return "%" + g[v.node()].name();
-    case Value::Kind::List: {
-      std::string s = v.get_if<List>()->tuple ? "(" : "[";
-      for (const Value& x : *v.items()) s += describe(x, g) + ",";
-      return s + (v.get_if<List>()->tuple ? ")" : "]");
-    }
-    default: return std::string(kind_name(v.kind()));
-  }
-}
-
-/// Values are equal when they have the same kind and content; node references are equal
-/// when they name the same node (ids may differ between two graphs).
-bool same_value(const Value& a, const Graph& ga, const Value& b, const Graph& gb) {
-  if (a.kind() != b.kind()) return false;
-  if (a.is_node()) return ga[a.node()].name() == gb[b.node()].name();
-  if (a.is_list()) {
-    const auto &x = *a.items(), &y = *b.items();
-    if (a.get_if<List>()->tuple != b.get_if<List>()->tuple || x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (!same_value(x[i], ga, y[i], gb)) return false;
-    return true;
-  }
-  return a == b;
-}
-
-/// Every node (order, kind, name, op, target, args, kwargs, value kinds, meta, annotations)
-/// and every graph annotation: one difference fails.
-void check_same_graph(const Graph& a, const Graph& b) {
-  REQUIRE(a.size() == b.size());
-  NodeId x = a.first(), y = b.first();
-  for (; x != no_node && y != no_node; x = a.next(x), y = b.next(y)) {
-    const Node &n = a[x], &m = b[y];
-    INFO("node " << n.name());
-    CHECK(n.name() == m.name());
-    CHECK(n.kind() == m.kind());
-    CHECK(n.op() == m.op());
-    CHECK(n.target() == m.target());
-    REQUIRE(n.args().size() == m.args().size());
-    for (std::size_t i = 0; i < n.args().size(); ++i)
-      CHECK_MESSAGE(same_value(n.args()[i], a, m.args()[i], b),
-                    "arg " << i << ": " << describe(n.args()[i], a) << " vs " << describe(m.args()[i], b));
-    REQUIRE(n.kwargs().size() == m.kwargs().size());
-    for (std::size_t i = 0; i < n.kwargs().size(); ++i) {
-      CHECK(n.kwargs()[i].name == m.kwargs()[i].name);
-      CHECK_MESSAGE(same_value(n.kwargs()[i].value, a, m.kwargs()[i].value, b), "kwarg " << n.kwargs()[i].name);
-    }
-    CHECK(n.meta == m.meta);
-    CHECK(n.annotations == m.annotations);
-    CHECK((n.signature() == nullptr) == (m.signature() == nullptr));
-  }
-  CHECK(x == no_node);
-  CHECK(y == no_node);
-  CHECK(a.annotations == b.annotations);
-}
 
 const Node& node(const Graph& g, std::string_view name) {
   NodeId id = g.find(name);

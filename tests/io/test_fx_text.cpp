@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_compare.hpp"
 #include "test_data.hpp"
 
 using namespace ctmatch;
@@ -27,49 +28,6 @@ std::vector<std::filesystem::path> fx_files() {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-/// Checks that two graphs are identical: same nodes in the same order, same kinds, names,
-/// targets, ops, args and kwargs (deep, value kinds included), users, signatures, metadata
-/// and annotations. Node references are compared by the name of the node they point to.
-void check_same_graph(const Graph& a, const Graph& b) {
-  REQUIRE(a.size() == b.size());
-  auto name_of = [](const Graph& g, const Value& v) {
-    std::vector<std::string> names;
-    v.for_each_node([&](NodeId id) { names.push_back(g[id].name()); });
-    return names;
-  };
-  NodeId x = a.first(), y = b.first();
-  while (x != no_node && y != no_node) {
-    const Node& m = a[x];
-    const Node& n = b[y];
-    INFO("node " << m.name());
-    CHECK(m.kind() == n.kind());
-    CHECK(m.name() == n.name());
-    CHECK(m.target() == n.target());
-    CHECK(m.op() == n.op());
-    CHECK(m.signature() == n.signature());
-    REQUIRE(m.args().size() == n.args().size());
-    for (std::size_t i = 0; i < m.args().size(); ++i) {
-      CHECK(m.args()[i] == n.args()[i]);
-      CHECK(name_of(a, m.args()[i]) == name_of(b, n.args()[i]));
-    }
-    REQUIRE(m.kwargs().size() == n.kwargs().size());
-    for (std::size_t i = 0; i < m.kwargs().size(); ++i) {
-      CHECK(m.kwargs()[i].name == n.kwargs()[i].name);
-      CHECK(m.kwargs()[i].value == n.kwargs()[i].value);
-      CHECK(name_of(a, m.kwargs()[i].value) == name_of(b, n.kwargs()[i].value));
-    }
-    REQUIRE(m.num_users() == n.num_users());
-    for (std::size_t i = 0; i < m.num_users(); ++i) CHECK(a[m.users()[i]].name() == b[n.users()[i]].name());
-    CHECK(m.meta == n.meta);
-    CHECK(m.annotations == n.annotations);
-    x = a.next(x);
-    y = b.next(y);
-  }
-  CHECK(x == no_node);
-  CHECK(y == no_node);
-  CHECK(a.annotations == b.annotations);
 }
 
 /// The node called `name` (must exist).
