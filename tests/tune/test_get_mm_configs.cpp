@@ -12,7 +12,7 @@ using namespace ctmatch::tune;
 
 namespace {
 /// A template that counts how often a choice is generated from it.
-template <FixedString Uid, TemplateKind Kind = TemplateKind::Template>
+template <fixed_string Uid, TemplateKind Kind = TemplateKind::Template>
 struct Counting : KernelTemplateBase<Uid, Kind> {
   mutable int generated = 0;
   std::shared_ptr<ChoiceCaller> choice_or_none(const ChoiceRequest& r) const override {

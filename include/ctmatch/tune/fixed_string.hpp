@@ -1,28 +1,17 @@
 #pragma once
-// FixedString: a string literal usable as a template argument. Template uids, devices and op
-// names are FixedStrings so that a registry made of types can compare them at compile time
-// (duplicate uid or duplicate heuristic key = static_assert), and a uid's text lives in the type.
-#include <algorithm>
-#include <cstddef>
+// Template uids, devices and op names in tune are fixed_strings, so that a registry made of
+// types can compare them at compile time (duplicate uid or duplicate heuristic key =
+// static_assert) and a uid's text lives in the type. This header says what a valid uid is.
 #include <string_view>
+
+#include "../fixed_string.hpp"
 
 namespace ctmatch::tune {
 
-template <std::size_t N>
-struct FixedString {
-  char data[N] = {};
-  constexpr FixedString(const char (&s)[N]) { std::copy_n(s, N, data); }  // NOLINT: implicit on purpose
-  [[nodiscard]] constexpr std::string_view view() const { return {data, N - 1}; }
-  [[nodiscard]] constexpr std::size_t size() const { return N - 1; }
-  constexpr operator std::string_view() const { return view(); }  // NOLINT
-  template <std::size_t M>
-  friend constexpr bool operator==(const FixedString& a, const FixedString<M>& b) {
-    return a.view() == b.view();
-  }
-};
+using ::ctmatch::fixed_string;
 
 /// "Any device" / "any op" in a heuristic key, as Inductor's `None`.
-inline constexpr FixedString any = "";
+inline constexpr fixed_string any = "";
 
 /// A template uid is `backend::name`: a non-empty backend prefix (letters, digits, `_`), `::`,
 /// and a non-empty name. The prefix says which backend owns the kernel: `aten` (extern library

@@ -183,7 +183,7 @@ class HeuristicRegistry {
 
 /// One static registration. `Condition` is a bool known at compile time (false: not
 /// registered) or a `bool (*)()` asked when installed.
-template <FixedString Uid, FixedString Device, FixedString Op, class H, auto Condition = true>
+template <fixed_string Uid, fixed_string Device, fixed_string Op, class H, auto Condition = true>
 struct HeuristicRegistration {
   static_assert(is_valid_uid(Uid.view()),
                 "ctmatch: a heuristic's template uid must read 'backend::name' (e.g. \"cuda::mm\")");

@@ -43,7 +43,7 @@ class KernelTemplate {
 };
 
 /// Base of every template with a static uid: `struct MyMm : KernelTemplateBase<"mylib::mm"> {...}`.
-template <FixedString Uid, TemplateKind Kind = TemplateKind::Template>
+template <fixed_string Uid, TemplateKind Kind = TemplateKind::Template>
 class KernelTemplateBase : public KernelTemplate {
   static_assert(is_valid_uid(Uid.view()),
                 "ctmatch: a template uid must read 'backend::name' (e.g. \"cuda::mm\", \"aten::addmm\")");
@@ -56,13 +56,13 @@ class KernelTemplateBase : public KernelTemplate {
 };
 
 /// Base of extern kernel choices (library calls such as cuBLAS): `ExternKernelChoiceBase<"aten::mm">`.
-template <FixedString Uid>
+template <fixed_string Uid>
 using ExternKernelChoiceBase = KernelTemplateBase<Uid, TemplateKind::Extern>;
 
 /// A uid whose kernels this build does not provide: choices can be listed (their params come
 /// from the heuristic) but never made. tune/ declares `cuda::mm` this way so that listing works
 /// without a GPU; the CUDA backend supplies the real template under the same uid.
-template <FixedString Uid, TemplateKind Kind = TemplateKind::Template>
+template <fixed_string Uid, TemplateKind Kind = TemplateKind::Template>
 class DeclaredKernelTemplate final : public KernelTemplateBase<Uid, Kind> {
  public:
   [[nodiscard]] std::shared_ptr<ChoiceCaller> choice_or_none(const ChoiceRequest&) const override { return nullptr; }

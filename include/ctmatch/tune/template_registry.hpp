@@ -52,11 +52,11 @@ class TemplateRegistry {
  public:
   static constexpr std::size_t size() { return sizeof...(Ts); }
   static constexpr const std::array<std::string_view, sizeof...(Ts)>& uids() { return uids_; }
-  template <FixedString Uid>
+  template <fixed_string Uid>
   static constexpr bool contains = detail::find_uid(uids_, Uid.view()) >= 0;
 
   /// The template registered under Uid, typed; an unknown uid does not compile.
-  template <FixedString Uid>
+  template <fixed_string Uid>
   auto& get() {
     constexpr int i = detail::find_uid(uids_, Uid.view());
     static_assert(i >= 0, "ctmatch: no template with this uid in the TemplateRegistry");

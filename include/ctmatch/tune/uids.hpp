@@ -8,11 +8,11 @@
 
 namespace ctmatch::tune::uids {
 
-inline constexpr FixedString aten_mm = "aten::mm";
-inline constexpr FixedString aten_addmm = "aten::addmm";
-inline constexpr FixedString aten_bias_addmm = "aten::bias_addmm";
-inline constexpr FixedString cuda_mm = "cuda::mm";
-inline constexpr FixedString cuda_mm_wgmma = "cuda::mm_wgmma";
-inline constexpr FixedString host_mm = "host::mm";
+inline constexpr fixed_string aten_mm = "aten::mm";
+inline constexpr fixed_string aten_addmm = "aten::addmm";
+inline constexpr fixed_string aten_bias_addmm = "aten::bias_addmm";
+inline constexpr fixed_string cuda_mm = "cuda::mm";
+inline constexpr fixed_string cuda_mm_wgmma = "cuda::mm_wgmma";
+inline constexpr fixed_string host_mm = "host::mm";
 
 }  // namespace ctmatch::tune::uids

@@ -126,7 +126,7 @@ class HostAtenMm final : public ExternKernelChoiceBase<uids::aten_mm> {
 
 /// aten::addmm and aten::bias_addmm on the host: the loop GEMM with the bias epilogue
 /// (alpha and beta from the extra kwargs).
-template <FixedString Uid>
+template <fixed_string Uid>
 class HostAtenAddmmT final : public ExternKernelChoiceBase<Uid> {
  public:
   [[nodiscard]] std::shared_ptr<ChoiceCaller> choice_or_none(const ChoiceRequest& r) const override {
