@@ -6,3 +6,4 @@
 #include "rewrite.hpp"
 #include "schema.hpp"
 #include "tune.hpp"
+#include "version.hpp"

@@ -17,4 +17,4 @@
 #include <ctmatch/tune/kernel_template_choice.hpp>
 #include <ctmatch/tune/template_registry.hpp>
 #include <ctmatch/tune/uids.hpp>
-#include <ctmatch/tune/version.hpp>
+#include <ctmatch/version.hpp>

@@ -134,7 +134,7 @@ TEST_CASE("a cache hit runs no benchmark, across processes (a new cache object o
 
 TEST_CASE("the cache key separates op, shapes, strides, dtypes, device and version") {
   const std::string base = autotune_key("mm", problem, "dev A");
-  CHECK(base.find("ctmatch=" + std::string(ctmatch_version)) != std::string::npos);
+  CHECK(base.find("ctmatch=" + std::string(ctmatch::version)) != std::string::npos);
   CHECK(autotune_key("mm", problem, "dev B") != base);
   CHECK(autotune_key("addmm", problem, "dev A") != base);
   CHECK(autotune_key("mm", MMKernelInputs::mm(96, 80, 65, DType::f32, "host"), "dev A") != base);

@@ -10,6 +10,13 @@ int main() {
   g.output({ctmatch::NodeRef{y}});
   ctmatch::verify(g);
   if (g.size() != 3) return 1;
+#ifdef CTMATCH_PACKAGE_VERSION
+  if (ctmatch::version != CTMATCH_PACKAGE_VERSION) {
+    std::printf("consumer: package version %s, headers %.*s\n", CTMATCH_PACKAGE_VERSION,
+                static_cast<int>(ctmatch::version.size()), ctmatch::version.data());
+    return 1;
+  }
+#endif
   std::puts("consumer: ok");
   return 0;
 }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <ctmatch/tune/kernel_inputs.hpp>
-#include <ctmatch/tune/version.hpp>
+#include <ctmatch/version.hpp>
 
 namespace ctmatch::tune {
 
@@ -37,7 +37,7 @@ inline std::string autotune_key(std::string_view op, const MMKernelInputs& input
   }
   s << " out=" << dtype_name(inputs.out_dtype());
   for (const auto& [name, v] : inputs.scalars()) s << " " << name << "=" << v;
-  s << " device=" << device_name << " ctmatch=" << ctmatch_version;
+  s << " device=" << device_name << " ctmatch=" << ctmatch::version;
   std::string out = s.str();
   for (char& c : out)
     if (c == '\t' || c == '\n' || c == '\r') c = ' ';
