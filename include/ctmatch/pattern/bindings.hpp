@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -74,6 +75,18 @@ struct BindingStore<mp::mp_list<B...>> : binding_cell<B>... {
   std::uint64_t bound = 0;  // bit i: the i-th binding holds a value
 };
 
+/// Where `Name` is stored in a BindingStore, and its cell (found at compile time).
+template <class Bindings, class Name>
+inline constexpr std::size_t binding_index = mp::mp_find<names_of<Bindings>, Name>::value;
+template <class Name, class Bindings>
+auto& binding_value(BindingStore<Bindings>& b) {
+  return static_cast<binding_cell<mp::mp_at_c<Bindings, binding_index<Bindings, Name>>>&>(b).value;
+}
+template <class Name, class Bindings>
+const auto& binding_value(const BindingStore<Bindings>& b) {
+  return static_cast<const binding_cell<mp::mp_at_c<Bindings, binding_index<Bindings, Name>>>&>(b).value;
+}
+
 /// Everything one match attempt writes.
 template <class Bindings, std::size_t NodeCount>
 struct State {
@@ -99,16 +112,15 @@ struct Context {
   /// What `Name` holds (meaningful once bound).
   template <class Name>
   const auto& bound() const {
-    constexpr std::size_t i = mp::mp_find<names_of<Bindings>, Name>::value;
-    return static_cast<const binding_cell<mp::mp_at_c<Bindings, i>>&>(st.b).value;
+    return binding_value<Name>(std::as_const(st.b));
   }
   /// The first occurrence binds `v` to `Name`; a later one compares with what was bound.
   template <class Name, class T>
   bool bind(const T& v) {
-    constexpr std::size_t i = mp::mp_find<names_of<Bindings>, Name>::value;
-    using B = mp::mp_at_c<Bindings, i>;
-    static_assert(std::is_same_v<typename B::type, T>, "ctmatch: internal: binding type mismatch");
-    auto& cell = static_cast<binding_cell<B>&>(st.b).value;
+    constexpr std::size_t i = binding_index<Bindings, Name>;
+    auto& cell = binding_value<Name>(st.b);
+    static_assert(std::is_same_v<std::remove_reference_t<decltype(cell)>, T>,
+                  "ctmatch: internal: binding type mismatch");
     constexpr std::uint64_t bit = std::uint64_t{1} << i;
     if constexpr (!mp::mp_contains<Repeated, Name>::value) {
       cell = v;

@@ -117,10 +117,10 @@ class Match {
     static_assert(i < mp::mp_size<names>::value,
                   "ctmatch: get<\"name\">(): the pattern binds no such name");
     if constexpr (i < mp::mp_size<names>::value) {
-      using B = mp::mp_at_c<bindings, i>;
-      const auto& v = static_cast<const binding_cell<B>&>(state_.b).value;
-      if constexpr (std::is_same_v<typename B::type, ValueRef>) return static_cast<const Value&>(*v.p);
-      else return typename B::type(v);
+      const auto& v = binding_value<name<S>>(state_.b);
+      using T = std::remove_cvref_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, ValueRef>) return static_cast<const Value&>(*v.p);
+      else return T(v);
     }
   }
   /// Whether "name" was bound by this match (false only for names of alternatives that did
