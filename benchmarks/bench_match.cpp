@@ -81,45 +81,12 @@ void bench_hand(benchmark::State& st, const P* p, F f, const Graph* g) {
 }
 
 // ---- the whole scan -------------------------------------------------------------------------
-/// Per OpId, a bit per pattern whose root is that op (built once per graph, as a pass would).
-std::vector<std::uint8_t> dispatch_table(const Graph& g) {
-  std::vector<std::uint8_t> t(OpRegistry::global().size(), 0);
-  auto mark = [&](const auto& p, int bit) {
-    for (OpId id : root_ops(p)) t[id] |= static_cast<std::uint8_t>(1u << bit);
-  };
-  mark(view_view, 0); mark(permute_identity, 1); mark(to_copy_pair, 2); mark(mm_bias, 3);
-  mark(attention, 4); mark(gelu_tanh, 5); mark(layer_norm, 6); mark(mm_scale_cast, 7);
-  (void)g;
-  return t;
-}
-
 void bench_scan_dsl(benchmark::State& st, const Graph* gp) {
   const Graph& g = *gp;
-  std::vector<std::uint8_t> table = dispatch_table(g);
-  Match<std::remove_const_t<decltype(view_view)>> m0;
-  Match<std::remove_const_t<decltype(permute_identity)>> m1;
-  Match<std::remove_const_t<decltype(to_copy_pair)>> m2;
-  Match<std::remove_const_t<decltype(mm_bias)>> m3;
-  Match<std::remove_const_t<decltype(attention)>> m4;
-  Match<std::remove_const_t<decltype(gelu_tanh)>> m5;
-  Match<std::remove_const_t<decltype(layer_norm)>> m6;
-  Match<std::remove_const_t<decltype(mm_scale_cast)>> m7;
+  DslScan scan;
   std::size_t found = 0;
   for (auto _ : st) {
-    found = 0;
-    for (NodeId n = g.first(); n != no_node; n = g.next(n)) {
-      OpId op = g[n].op();
-      if (op >= table.size() || !table[op]) continue;
-      std::uint8_t mask = table[op];
-      if (mask & 1) found += match_into(view_view, g, n, m0);
-      if (mask & 2) found += match_into(permute_identity, g, n, m1);
-      if (mask & 4) found += match_into(to_copy_pair, g, n, m2);
-      if (mask & 8) found += match_into(mm_bias, g, n, m3);
-      if (mask & 16) found += match_into(attention, g, n, m4);
-      if (mask & 32) found += match_into(gelu_tanh, g, n, m5);
-      if (mask & 64) found += match_into(layer_norm, g, n, m6);
-      if (mask & 128) found += match_into(mm_scale_cast, g, n, m7);
-    }
+    found = scan.scan(g);
     benchmark::DoNotOptimize(found);
   }
   st.counters["nodes"] = static_cast<double>(g.size());
@@ -129,7 +96,7 @@ void bench_scan_dsl(benchmark::State& st, const Graph* gp) {
 void bench_scan_hand(benchmark::State& st, const Graph* gp) {
   const Graph& g = *gp;
   static const Ops ops;
-  std::vector<std::uint8_t> table = dispatch_table(g);
+  std::vector<std::uint8_t> table = dispatch_table();
   hand::ViewView c0; hand::PermuteIdentity c1; hand::ToCopyPair c2; hand::MmBias c3;
   hand::Attention c4; hand::GeluTanh c5; hand::LayerNorm c6; hand::MmScaleCast c7;
   std::size_t found = 0;

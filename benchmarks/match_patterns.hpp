@@ -8,6 +8,9 @@
 // (`.users<1>()`); leaves may have any number.
 #include <cstdint>
 #include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <ctmatch/graph.hpp>
 #include <ctmatch/pattern.hpp>
@@ -84,6 +87,64 @@ inline constexpr auto layer_norm =
 inline constexpr auto mm_scale_cast =
     scale_cast(aten::mm("a"_x, "b"_x).users<1>(), "dtype"_kw = slot<"dtype", DType>,
                "clamp"_kw = slot<"clamp", bool>, "scale"_kw = slot<"scale", double>);
+
+// ---- the eight-pattern scan ---------------------------------------------------------------
+/// Per OpId, a bit per pattern whose root is that op (pattern i: bit i, in the order above),
+/// built once per graph as a pass would build its dispatch table.
+inline std::vector<std::uint8_t> dispatch_table() {
+  std::vector<std::pair<OpId, int>> roots;
+  auto mark = [&](const auto& p, int bit) {
+    for (OpId id : root_ops(p)) roots.emplace_back(id, bit);  // interns the ops first
+  };
+  mark(view_view, 0); mark(permute_identity, 1); mark(to_copy_pair, 2); mark(mm_bias, 3);
+  mark(attention, 4); mark(gelu_tanh, 5); mark(layer_norm, 6); mark(mm_scale_cast, 7);
+  std::vector<std::uint8_t> t(OpRegistry::global().size(), 0);
+  for (auto [id, bit] : roots) t[id] |= static_cast<std::uint8_t>(1u << bit);
+  return t;
+}
+
+/// The eight DSL patterns with a reusable Match each: what bench_match times and what the
+/// no-allocation test counts.
+struct DslScan {
+  Match<std::remove_const_t<decltype(view_view)>> m0;
+  Match<std::remove_const_t<decltype(permute_identity)>> m1;
+  Match<std::remove_const_t<decltype(to_copy_pair)>> m2;
+  Match<std::remove_const_t<decltype(mm_bias)>> m3;
+  Match<std::remove_const_t<decltype(attention)>> m4;
+  Match<std::remove_const_t<decltype(gelu_tanh)>> m5;
+  Match<std::remove_const_t<decltype(layer_norm)>> m6;
+  Match<std::remove_const_t<decltype(mm_scale_cast)>> m7;
+  std::vector<std::uint8_t> table = dispatch_table();
+
+  /// Tries the patterns of `mask` at node n; returns how many matched.
+  std::size_t at(const Graph& g, NodeId n, std::uint8_t mask) {
+    std::size_t found = 0;
+    if (mask & 1) found += match_into(view_view, g, n, m0);
+    if (mask & 2) found += match_into(permute_identity, g, n, m1);
+    if (mask & 4) found += match_into(to_copy_pair, g, n, m2);
+    if (mask & 8) found += match_into(mm_bias, g, n, m3);
+    if (mask & 16) found += match_into(attention, g, n, m4);
+    if (mask & 32) found += match_into(gelu_tanh, g, n, m5);
+    if (mask & 64) found += match_into(layer_norm, g, n, m6);
+    if (mask & 128) found += match_into(mm_scale_cast, g, n, m7);
+    return found;
+  }
+  /// Every node, each pattern whose root op fits (through the table).
+  std::size_t scan(const Graph& g) {
+    std::size_t found = 0;
+    for (NodeId n = g.first(); n != no_node; n = g.next(n)) {
+      const OpId op = g[n].op();
+      if (op < table.size() && table[op]) found += at(g, n, table[op]);
+    }
+    return found;
+  }
+  /// Every node, every pattern (no table): failures at the root op as well.
+  std::size_t scan_all(const Graph& g) {
+    std::size_t found = 0;
+    for (NodeId n = g.first(); n != no_node; n = g.next(n)) found += at(g, n, 0xff);
+    return found;
+  }
+};
 
 // ---- hand-written matchers ----------------------------------------------------------------
 // Plain C++ over the graph API: the op ids are looked up once; each matcher checks ops, user

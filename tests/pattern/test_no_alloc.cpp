@@ -31,37 +31,14 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace match_bench;
 
-template <class P>
-std::size_t scan(const P& p, const Graph& g, Match<P>& m) {
-  std::size_t found = 0;
-  for (NodeId n = g.first(); n != no_node; n = g.next(n)) found += match_into(p, g, n, m);
-  return found;
-}
-
 TEST_CASE("match_into allocates nothing, whether it matches or not") {
   schema::ensure_builtin_schemas();
   Graph g = io::read_graph_file(std::string(CTMATCH_TEST_DATA) + "/bert.export.fx.txt");
-  Match<std::remove_const_t<decltype(view_view)>> m0;
-  Match<std::remove_const_t<decltype(permute_identity)>> m1;
-  Match<std::remove_const_t<decltype(to_copy_pair)>> m2;
-  Match<std::remove_const_t<decltype(mm_bias)>> m3;
-  Match<std::remove_const_t<decltype(attention)>> m4;
-  Match<std::remove_const_t<decltype(gelu_tanh)>> m5;
-  Match<std::remove_const_t<decltype(layer_norm)>> m6;
-  Match<std::remove_const_t<decltype(mm_scale_cast)>> m7;
-  scan(view_view, g, m0);  // first use interns the ops and registers their schemas
-  scan(permute_identity, g, m1);
-  scan(to_copy_pair, g, m2);
-  scan(mm_bias, g, m3);
-  scan(attention, g, m4);
-  scan(gelu_tanh, g, m5);
-  scan(layer_norm, g, m6);
-  scan(mm_scale_cast, g, m7);
+  DslScan s;
+  s.scan_all(g);  // first use interns the ops and registers their schemas
 
   std::size_t before = allocations.load();
-  std::size_t found = scan(view_view, g, m0) + scan(permute_identity, g, m1) + scan(to_copy_pair, g, m2) +
-                      scan(mm_bias, g, m3) + scan(attention, g, m4) + scan(gelu_tanh, g, m5) +
-                      scan(layer_norm, g, m6) + scan(mm_scale_cast, g, m7);
+  std::size_t found = s.scan_all(g);
   std::size_t after = allocations.load();
   CHECK(found == 48 + 12 + 25);
   CHECK(after - before == 0);
