@@ -1,6 +1,7 @@
 // bench_gemm: bf16 GEMMs on the GPU for the shapes of the reference script (gemm_anchor.py),
-// measured in one process: cuBLAS mm, the best cuda::mm config, the unfused pair (cuBLAS then
-// our scale/clamp/cast kernel) and the autotuned seedlib::mm_scale_cast (scale 0.5, clamp,
+// measured in one process: cuBLAS mm, the best cuda::mm (mma.sync) and cuda::mm_wgmma (Hopper
+// TMA + wgmma) configs, the unfused pair (cuBLAS then our scale/clamp/cast kernel), the best
+// fused kernel of ours and the autotuned seedlib::mm_scale_cast (scale 0.5, clamp,
 // float16 out, as the reference's `((a @ b) * 0.5).clamp(-1, 1).to(float16)`).
 //
 // A plain timing table, not Google Benchmark: every figure is a median of CUDA-event timings
@@ -37,8 +38,19 @@ constexpr auto bench_list = [] {
   return out;
 }();
 constexpr auto bench_configs = ctmatch::tune::to_array<bench_list.size()>(bench_list);
+// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list).
+constexpr auto bench_wlist = [] {
+  ctmatch::tune::ConfigList<64> out;
+  for (const Shape& s : shapes)
+    for (const GemmConfig& c :
+         ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs))
+      if (wgmma_supported(c) && !out.contains(c)) out.push_back(c);
+  return out;
+}();
+constexpr auto bench_wconfigs = ctmatch::tune::to_array<bench_wlist.size()>(bench_wlist);
 #else
 constexpr auto bench_configs = mma_sync_configs;
+constexpr auto bench_wconfigs = wgmma_configs;
 #endif
 
 // Fills a bf16 buffer with values in +-[0.1, 1] (never zero: zeros make GEMMs look faster).
@@ -78,8 +90,8 @@ double rel_err(const f16* x, const f16* ref, std::size_t n) {
 int main(int argc, char** argv) try {
   const std::string json_path = argc > 1 ? argv[1] : "bench_gemm.json";
   const std::string dev = device_name();
-  std::printf("device: %s; cuda::mm configs in this build: %zu (bench set)\n", dev.c_str(),
-              bench_configs.size());
+  std::printf("device: %s; configs in this build (bench set): cuda::mm %zu, cuda::mm_wgmma %zu\n", dev.c_str(),
+              bench_configs.size(), bench_wconfigs.size());
   MmWorkspace ws;
   EventTimer timer;
   const TimerOptions measure{10, 50, true};
@@ -108,44 +120,42 @@ int main(int argc, char** argv) try {
     const epilogue::Identity<bf16> ident{c, s.n};
     const epilogue::ScaleCast<f16> sc{out, s.n, 0.5f, true};
 
+    // every run goes through run_mm_choice with this build's bench sets
+    auto run_ident = [&](const MmChoice& ch) {
+      run_mm_choice<bf16, epilogue::Identity<bf16>, bench_configs, bench_wconfigs>(ch, ws, op, ident, nullptr);
+    };
+    auto run = [&](const MmChoice& ch) {
+      run_mm_choice<bf16, epilogue::ScaleCast<f16>, bench_configs, bench_wconfigs>(ch, ws, op, sc, nullptr);
+    };
     const MmChoice aten{aten_mm_uid, {}};
-    const double t_cublas = timer.median_ms([&] { run_mm_choice<bf16, epilogue::Identity<bf16>, bench_configs>(aten, ws, op, ident, nullptr); }, measure);
-    const double t_unfused = timer.median_ms([&] { run_mm_choice<bf16, epilogue::ScaleCast<f16>, bench_configs>(aten, ws, op, sc, nullptr); }, measure);
+    const double t_cublas = timer.median_ms([&] { run_ident(aten); }, measure);
+    const double t_unfused = timer.median_ms([&] { run(aten); }, measure);
     // the unfused result is the reference for the fused ones (same function, bf16 between)
     CTMATCH_CUDA_CHECK(cudaMemcpy(out_ref, out, nc * sizeof(f16), cudaMemcpyDeviceToDevice));
 
-    // every cuda::mm config the heuristic offers: plain mm, and with the epilogue fused
-    const auto choices = mm_choices<bench_configs>(s.m, s.n, s.k, {s.k, 1}, {s.n, 1});
-    double best_mm = 1e300, best_fused = 1e300, fused_same_cfg_mm = 0;
-    GemmConfig best_mm_cfg{}, best_fused_cfg{};
+    // every config of our templates the heuristics offer: plain mm, and with the epilogue fused
+    const auto choices = mm_choices<bench_configs, bench_wconfigs>(s.m, s.n, s.k, {s.k, 1}, {s.n, 1});
+    double best_mm = 1e300, best_wg = 1e300, best_fused = 1e300;
+    MmChoice best_mm_ch{}, best_wg_ch{}, best_fused_ch{};
     for (const MmChoice& ch : choices) {
-      if (ch.uid != cuda_mm_uid) continue;
-      const double t = timer.median_ms(
-          [&] { run_mm_choice<bf16, epilogue::Identity<bf16>, bench_configs>(ch, ws, op, ident, nullptr); },
-          tune_opt);
-      const double tf = timer.median_ms(
-          [&] { run_mm_choice<bf16, epilogue::ScaleCast<f16>, bench_configs>(ch, ws, op, sc, nullptr); },
-          tune_opt);
-      if (t < best_mm) { best_mm = t; best_mm_cfg = ch.config; }
-      if (tf < best_fused) { best_fused = tf; best_fused_cfg = ch.config; fused_same_cfg_mm = t; }
+      if (ch.uid == aten_mm_uid) continue;
+      const double t = timer.median_ms([&] { run_ident(ch); }, tune_opt);
+      const double tf = timer.median_ms([&] { run(ch); }, tune_opt);
+      if (ch.uid == cuda_mm_uid && t < best_mm) { best_mm = t; best_mm_ch = ch; }
+      if (ch.uid == cuda_mm_wgmma_uid && t < best_wg) { best_wg = t; best_wg_ch = ch; }
+      if (tf < best_fused) { best_fused = tf; best_fused_ch = ch; }
     }
-    // re-measure the two winners with the full repetitions
-    best_mm = timer.median_ms([&] {
-      run_mm_choice<bf16, epilogue::Identity<bf16>, bench_configs>({cuda_mm_uid, best_mm_cfg}, ws, op, ident, nullptr);
-    }, measure);
-    best_fused = timer.median_ms([&] {
-      run_mm_choice<bf16, epilogue::ScaleCast<f16>, bench_configs>({cuda_mm_uid, best_fused_cfg}, ws, op, sc, nullptr);
-    }, measure);
-    fused_same_cfg_mm = timer.median_ms([&] {
-      run_mm_choice<bf16, epilogue::Identity<bf16>, bench_configs>({cuda_mm_uid, best_fused_cfg}, ws, op, ident, nullptr);
-    }, measure);
+    // re-measure the winners with the full repetitions (the fused one and the same kernel
+    // without the epilogue back to back, so that the epilogue cost compares like with like)
+    best_mm = timer.median_ms([&] { run_ident(best_mm_ch); }, measure);
+    const bool have_wg = best_wg_ch.uid == cuda_mm_wgmma_uid;
+    if (have_wg) best_wg = timer.median_ms([&] { run_ident(best_wg_ch); }, measure);
+    const double fused_same_cfg_mm = timer.median_ms([&] { run_ident(best_fused_ch); }, measure);
+    best_fused = timer.median_ms([&] { run(best_fused_ch); }, measure);
 
     // the autotuned mm_scale_cast: cache miss (times every choice), then a hit
     const std::string key = autotune_key("mm_scale_cast", s.m, s.n, s.k, {s.k, 1}, {s.n, 1},
                                          ScalarType::BFloat16, "dtype=float16 clamp=1", dev);
-    auto run = [&](const MmChoice& ch) {
-      run_mm_choice<bf16, epilogue::ScaleCast<f16>, bench_configs>(ch, ws, op, sc, nullptr);
-    };
     const auto miss = autotune(choices, key, cache, timer, run, tune_opt);
     const auto t_hit0 = std::chrono::steady_clock::now();
     const auto hit = autotune(choices, key, cache, timer, run, tune_opt);
@@ -156,17 +166,21 @@ int main(int argc, char** argv) try {
     CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
     const double err_tuned = rel_err(out, out_ref, nc);
     CTMATCH_CUDA_CHECK(cudaMemset(out, 0xFF, nc * sizeof(f16)));
-    run({cuda_mm_uid, best_fused_cfg});
+    run(best_fused_ch);
     CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
     const double err_fused = rel_err(out, out_ref, nc);
 
-    char line[512];
+    char wg[160] = "—";
+    if (have_wg)
+      std::snprintf(wg, sizeof wg, "%.3f (%.0f) %.2f× `%s`", best_wg, flops / best_wg / 1e9, t_cublas / best_wg,
+                    to_string(best_wg_ch.config).c_str());
+    char line[768];
     std::snprintf(line, sizeof line,
-                  "| %d×%d×%d | %.3f (%.0f) | %.3f (%.0f) %.2f× `%s` | %.3f | %.3f `%s` (+%.1f%%) | "
+                  "| %d×%d×%d | %.3f (%.0f) | %.3f (%.0f) %.2f× `%s` | %s | %.3f | %.3f `%s` (%+.1f%%) | "
                   "%.3f `%s` | %.2f s / %.4f s |",
                   s.m, s.n, s.k, t_cublas, flops / t_cublas / 1e9, best_mm, flops / best_mm / 1e9,
-                  t_cublas / best_mm, to_string(best_mm_cfg).c_str(), t_unfused, best_fused,
-                  to_string(best_fused_cfg).c_str(), 100.0 * (best_fused / fused_same_cfg_mm - 1.0),
+                  t_cublas / best_mm, to_string(best_mm_ch.config).c_str(), wg, t_unfused, best_fused,
+                  to_string(best_fused_ch).c_str(), 100.0 * (best_fused / fused_same_cfg_mm - 1.0),
                   t_tuned, to_string(miss.best).c_str(), miss.seconds, hit_s);
     table.push_back(line);
     std::printf("%s\n  rel err vs unfused: fused %.2e, autotuned %.2e; choices %zu (failed %zu); hit=%d\n",
@@ -174,8 +188,10 @@ int main(int argc, char** argv) try {
     std::fflush(stdout);
     json << (first_row ? "" : ",\n") << "{\"m\": " << s.m << ", \"n\": " << s.n << ", \"k\": " << s.k
          << ", \"cublas_ms\": " << t_cublas << ", \"cuda_mm_best_ms\": " << best_mm
-         << ", \"cuda_mm_best_config\": \"" << to_string(best_mm_cfg) << "\", \"unfused_ms\": " << t_unfused
-         << ", \"fused_best_ms\": " << best_fused << ", \"fused_best_config\": \"" << to_string(best_fused_cfg)
+         << ", \"cuda_mm_best_config\": \"" << to_string(best_mm_ch.config) << "\", \"cuda_mm_wgmma_best_ms\": "
+         << (have_wg ? best_wg : -1.0) << ", \"cuda_mm_wgmma_best_config\": \""
+         << (have_wg ? to_string(best_wg_ch.config) : std::string()) << "\", \"unfused_ms\": " << t_unfused
+         << ", \"fused_best_ms\": " << best_fused << ", \"fused_best_choice\": \"" << to_string(best_fused_ch)
          << "\", \"fused_same_config_mm_ms\": " << fused_same_cfg_mm << ", \"autotuned_ms\": " << t_tuned
          << ", \"autotuned_choice\": \"" << to_string(miss.best) << "\", \"autotune_miss_s\": " << miss.seconds
          << ", \"autotune_hit_s\": " << hit_s << ", \"choices\": " << choices.size()
@@ -190,8 +206,8 @@ int main(int argc, char** argv) try {
   }
   json << "\n]}\n";
   std::printf("\nms, median (TFLOP/s); bf16 in; epilogue: *0.5, clamp [-1, 1], -> float16\n");
-  std::printf("| M×N×K | cuBLAS mm | best cuda::mm (vs cuBLAS) | unfused cuBLAS + epilogue | best fused cuda::mm (epilogue cost) | autotuned mm_scale_cast | autotune miss / hit |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| M×N×K | cuBLAS mm | best cuda::mm (vs cuBLAS) | best cuda::mm_wgmma (vs cuBLAS) | unfused cuBLAS + epilogue | best fused of ours (epilogue cost) | autotuned mm_scale_cast | autotune miss / hit |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const auto& l : table) std::printf("%s\n", l.c_str());
   std::remove(cache_path.c_str());
   return 0;

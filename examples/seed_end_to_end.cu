@@ -5,12 +5,13 @@
 //   2. rewrite mm -> seedlib.scale_cast(dtype, clamp, scale) into seedlib.mm_scale_cast with the
 //      captured kwargs (the `bench` rule set, sweep mode: examples/seed_end_to_end/rewrite.cpp);
 //   3. choose each fused GEMM among cuBLAS (+ epilogue kernel) and the instantiated cuda::mm
-//      configs: tune::get_mm_configs offers them, tune::Autotuner times them on the GPU with the
+//      and cuda::mm_wgmma configs: tune::get_mm_configs offers them, tune::Autotuner times them on the GPU with the
 //      CUDA runner, for the op with its kwargs;
 //   4. run the rewritten graph and the unfused one (cuBLAS mm, then separate scale_cast and gelu
 //      kernels) with a small interpreter (bf16 inputs), compare both with each other and, on the
 //      seed graph, with a float64 CPU evaluation; print the time of both. The rewritten graph
-//      runs twice: with the autotuned choices, and with the fastest cuda::mm config forced, so
+//      runs twice: with the autotuned choices, and with the fastest config of our templates
+//      (cuda::mm or cuda::mm_wgmma) forced, so
 //      that our fused kernels are checked too when cuBLAS + epilogue wins the autotuning.
 // Exits 1 on a mismatch. Needs a GPU (CTest label `cuda`).
 //
@@ -153,7 +154,7 @@ class GemmChooser {
   GemmChooser(MmWorkspace& ws, tune::AutotuneCache* cache) : ws_(ws), tuner_(runner_, cache, {3, 10}) {}
 
   /// The fastest choice of seedlib.mm_scale_cast for this problem (tuned once per key); with
-  /// `template_only`, the fastest cuda::mm config instead (the epilogue fused in our kernel),
+  /// `template_only`, the fastest cuda::mm / cuda::mm_wgmma config instead (the epilogue fused in our kernel),
   /// so that the fused kernels are checked even where cuBLAS + epilogue wins.
   MmChoice choose(const FusedKey& key, bool template_only = false) {
     if (!chosen_.count(key)) tune_key(key);
@@ -163,7 +164,7 @@ class GemmChooser {
  private:
   void tune_key(const FusedKey& key) {
     const auto inputs = tune::MMKernelInputs::mm(key.m, key.n, key.k, tune::DType::bf16, "cuda");
-    const tune::TemplateStack stack{&aten_, &template_};
+    const tune::TemplateStack stack{&aten_, &template_, &wgmma_template_};
     const auto offered = tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
                              .get_mm_configs(inputs, stack, "mm");
     // The output the choices write while timed: the fused op's own dtype, so the epilogue and
@@ -173,8 +174,14 @@ class GemmChooser {
     std::vector<std::shared_ptr<tune::ChoiceCaller>> callers;
     std::vector<MmChoice> plans;
     for (const tune::KernelTemplateChoice& c : offered) {
-      MmChoice plan{c.uid() == aten_mm_uid ? aten_mm_uid : cuda_mm_uid, c.config().value_or(tune::GemmConfig{})};
+      const std::string_view uid = c.uid() == aten_mm_uid ? aten_mm_uid
+                                   : c.uid() == cuda_mm_wgmma_uid ? cuda_mm_wgmma_uid
+                                                                  : cuda_mm_uid;
+      MmChoice plan{uid, c.config().value_or(tune::GemmConfig{})};
       if (plan.uid == cuda_mm_uid && !cuda_mm_refusal(plan.config).empty()) continue;  // never launched
+      if (plan.uid == cuda_mm_wgmma_uid &&
+          !cuda_mm_wgmma_refusal(plan.config, key.m, key.n, key.k, {key.k, 1}, {key.n, 1}).empty())
+        continue;
       MmWorkspace* ws = &ws_;
       const int m = key.m, n = key.n, k = key.k;
       callers.push_back(std::make_shared<tune::FunctionChoiceCaller>(
@@ -191,16 +198,17 @@ class GemmChooser {
     const tune::AutotuneResult r = tuner_.tune(op, inputs, callers);
     std::printf("  autotune %dx%dx%d %s: %zu choices, winner %s %.4f ms%s\n", key.m, key.n, key.k, op, callers.size(),
                 to_string(plans[r.index]).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
-    // the fastest cuda::mm config (on a cache hit, nothing was timed: the first one offered)
+    // the fastest config of our templates, cuda::mm or cuda::mm_wgmma (on a cache hit, nothing
+    // was timed: the first one offered)
     std::size_t best_cuda = callers.size();
     for (std::size_t i = 0; i < callers.size(); ++i)
-      if (plans[i].uid == cuda_mm_uid &&
+      if (plans[i].uid != aten_mm_uid &&
           (best_cuda == callers.size() || (!r.from_cache && r.median_ms[i] < r.median_ms[best_cuda])))
         best_cuda = i;
     if (!r.from_cache) {
       std::printf("    cuBLAS + epilogue %.4f ms", r.median_ms[0]);
       if (best_cuda < callers.size())
-        std::printf(", best cuda::mm (fused) %s %.4f ms", to_string(plans[best_cuda].config).c_str(),
+        std::printf(", best of our templates (fused) %s %.4f ms", to_string(plans[best_cuda]).c_str(),
                     r.median_ms[best_cuda]);
       std::printf("\n");
     }
@@ -211,6 +219,7 @@ class GemmChooser {
   MmWorkspace& ws_;
   CublasMmExtern aten_;
   CudaMmTemplate<> template_;
+  CudaMmWgmmaTemplate<> wgmma_template_;
   CudaRunner runner_;
   tune::Autotuner tuner_;
   DeviceArena arena_;
@@ -455,7 +464,7 @@ bool run_case(const char* title, const seed_e2e::RewrittenGraph& g, int batch, i
   Interpreter fused(g.fused, inputs, ws, &chooser);
   Interpreter fused_template(g.fused, inputs, ws, &chooser, true);
   std::printf("  GEMM choices (autotuned):\n%s", fused.plan_summary().c_str());
-  std::printf("  GEMM choices (fastest cuda::mm, epilogue fused in our kernel):\n%s", fused_template.plan_summary().c_str());
+  std::printf("  GEMM choices (fastest of our templates, epilogue fused in our kernel):\n%s", fused_template.plan_summary().c_str());
   unfused.run();
   fused.run();
   fused_template.run();
@@ -466,18 +475,18 @@ bool run_case(const char* title, const seed_e2e::RewrittenGraph& g, int batch, i
   const auto out_f = download(fused.value(g.fused.output));
   const auto out_t = download(fused_template.value(g.fused.output));
   ok &= report("output: fused vs unfused", relative_error(out_f, out_u));
-  ok &= report("output: fused cuda::mm vs unfused", relative_error(out_t, out_u));
+  ok &= report("output: fused, our template vs unfused", relative_error(out_t, out_u));
   // the matrix the final sum reduces (the last gelu): every element, not only row sums
   const int last_u = g.unfused.steps[static_cast<std::size_t>(g.unfused.output)].in.at(0);
   const int last_f = g.fused.steps[static_cast<std::size_t>(g.fused.output)].in.at(0);
   const auto act_u = download(unfused.value(last_u));
   ok &= report("last activation: fused vs unfused", relative_error(download(fused.value(last_f)), act_u));
-  ok &= report("last activation: cuda::mm vs unfused", relative_error(download(fused_template.value(last_f)), act_u));
+  ok &= report("last activation: our template vs unfused", relative_error(download(fused_template.value(last_f)), act_u));
   if (cpu_check) {
     const auto ref = cpu_reference(g.unfused, inputs);
     ok &= report("output: fused vs float64 CPU", relative_error(out_f, ref));
     ok &= report("output: unfused vs float64 CPU", relative_error(out_u, ref));
-    ok &= report("output: fused cuda::mm vs float64 CPU", relative_error(out_t, ref));
+    ok &= report("output: fused, our template vs float64 CPU", relative_error(out_t, ref));
   }
 
   EventTimer timer;
@@ -486,7 +495,7 @@ bool run_case(const char* title, const seed_e2e::RewrittenGraph& g, int batch, i
   const double ms_f = timer.median_ms([&] { fused.run(); }, opt);
   const double ms_t = timer.median_ms([&] { fused_template.run(); }, opt);
   std::printf("  time (median of %d, L2 flushed): unfused (cuBLAS + scale_cast + gelu kernels) %.4f ms, "
-              "rewritten (mm_scale_cast + gelu) %.4f ms, ratio %.2fx; rewritten with cuda::mm forced %.4f ms\n",
+              "rewritten (mm_scale_cast + gelu) %.4f ms, ratio %.2fx; rewritten with our template forced %.4f ms\n",
               opt.reps, ms_u, ms_f, ms_u / ms_f, ms_t);
   return ok;
 }

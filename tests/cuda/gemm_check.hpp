@@ -98,6 +98,10 @@ Comparison compare(const std::vector<T>& out, const std::vector<double>& ref, in
 inline constexpr std::array<tune::GemmConfig, 3> quick_configs{{
     {32, 32, 16, 1, 2, 8}, {64, 128, 32, 3, 4, 8}, {128, 128, 32, 3, 4, 8}}};
 
+/// One cuda::mm_wgmma config of the reduced set (two consumer warpgroups of m64n128k16, four
+/// stages), for the same tests: test_wgmma_configs covers every wgmma config.
+inline constexpr std::array<tune::GemmConfig, 1> quick_wgmma_configs{{{128, 128, 64, 4, 8, 8}}};
+
 /// bf16 operands and outputs: rounding alone gives a few 1e-3.
 inline constexpr double bf16_tolerance = 1e-2;
 

@@ -1,8 +1,9 @@
 // The epilogues (identity, addmm, scale_cast to f32/f16/bf16 with and without clamp), each
-// through every kind of choice: aten::mm (cuBLAS, then our epilogue kernel when there is one)
-// and cuda::mm with the epilogue fused, against a float64 reference. It instantiates three
-// configs of the reduced set for each epilogue (test_mm_configs covers every config), so
-// neither CI nor a full-config build compiles every config once per epilogue here.
+// through every kind of choice: aten::mm (cuBLAS, then our epilogue kernel when there is one),
+// cuda::mm and cuda::mm_wgmma with the epilogue fused, against a float64 reference. It
+// instantiates three cuda::mm configs and one wgmma config of the reduced sets for each
+// epilogue (test_mm_configs and test_wgmma_configs cover every config), so neither CI nor a
+// full-config build compiles every config once per epilogue here.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,11 +20,18 @@ using ctmatch::ScalarType;
 namespace {
 
 constexpr const auto& configs = quick_configs;
+constexpr const auto& wconfigs = quick_wgmma_configs;
 
 std::vector<MmChoice> some_choices() {
   std::vector<MmChoice> c{{aten_mm_uid, {}}};
   for (const auto& g : configs) c.push_back({cuda_mm_uid, g});
+  for (const auto& g : wconfigs) c.push_back({cuda_mm_wgmma_uid, g});
   return c;
+}
+
+/// cuda::mm_wgmma refuses operands whose dense row strides TMA cannot describe.
+bool tma_refuses(const MmChoice& choice, int m, int n, int k) {
+  return choice.uid == cuda_mm_wgmma_uid && *wgmma_operand_refusal(m, n, k, k, n) != '\0';
 }
 
 template <class T>
@@ -33,15 +41,25 @@ std::string name() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("identity: aten::mm and cuda::mm match the reference", In, bf16, f16) {
+TEST_CASE_TEMPLATE("identity: aten::mm, cuda::mm and cuda::mm_wgmma match the reference", In, bf16, f16) {
   MmWorkspace ws;
   for (const MmChoice& choice : some_choices())
     for (auto [m, n, k] : {std::array{67, 45, 33}, std::array{192, 136, 264}}) {
       Problem<In> p(m, n, k);
       DeviceBuffer<In> out(static_cast<std::size_t>(m) * n);
       out.poison();
-      run_mm_choice<In, epilogue::Identity<In>, configs>(choice, ws, p.operands(),
-                                                         epilogue::Identity<In>{out.ptr, n}, nullptr);
+      auto run = [&] {
+        run_mm_choice<In, epilogue::Identity<In>, configs, wconfigs>(choice, ws, p.operands(),
+                                                                     epilogue::Identity<In>{out.ptr, n}, nullptr);
+      };
+      if (tma_refuses(choice, m, n, k)) {  // refused before any launch: the output stays poisoned
+        CHECK_THROWS_AS(run(), Error);
+        CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto h = out.download();
+        CHECK(std::all_of(h.begin(), h.end(), [](In v) { return std::isnan(to_float(v)); }));
+        continue;
+      }
+      run();
       CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
       const auto cmp = compare(out.download(), p.reference(), m, n, n);
       INFO(to_string(choice), " ", m, "x", n, "x", k);
@@ -64,7 +82,7 @@ TEST_CASE("addmm: beta * bias + alpha * (a @ b), broadcast and full bias") {
       bias.upload(hbias);
       out.poison();
       epilogue::AddMM<bf16> epi{out.ptr, n, bias.ptr, broadcast ? 0 : n, 1, 0.5f, 2.0f};
-      run_mm_choice<bf16, epilogue::AddMM<bf16>, configs>(choice, ws, p.operands(), epi, nullptr);
+      run_mm_choice<bf16, epilogue::AddMM<bf16>, configs, wconfigs>(choice, ws, p.operands(), epi, nullptr);
       CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
       auto ref = p.reference();
       for (int i = 0; i < m; ++i)
@@ -82,14 +100,16 @@ TEST_CASE("addmm: beta * bias + alpha * (a @ b), broadcast and full bias") {
 
 TEST_CASE_TEMPLATE("scale_cast: scale, optional clamp, cast to the requested dtype", Out, float, f16, bf16) {
   MmWorkspace ws;
-  const int m = 97, n = 130, k = 200;  // |a @ b| ~ 4: scale 0.5 leaves many values past +-1
   for (const MmChoice& choice : some_choices())
     for (bool clamp : {false, true}) {
+      // |a @ b| ~ 4: scale 0.5 leaves many values past +-1. N = 130 for the element-wise path
+      // of cuda::mm; TMA needs 16-byte row strides, so wgmma gets N = 136.
+      const int m = 97, n = choice.uid == cuda_mm_wgmma_uid ? 136 : 130, k = 200;
       Problem<bf16> p(m, n, k);
       DeviceBuffer<Out> out(static_cast<std::size_t>(m) * n);
       out.poison();
       const ScaleCastArgs args{ctmatch::cuda::scalar_type_of<Out>(), clamp, 0.5};
-      mm_scale_cast<bf16, configs>(choice, ws, p.operands(), out.ptr, args, nullptr);
+      mm_scale_cast<bf16, configs, wconfigs>(choice, ws, p.operands(), out.ptr, args, nullptr);
       CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
       auto ref = p.reference();
       std::size_t past_one = 0;
@@ -115,7 +135,7 @@ TEST_CASE("mm_scale_cast refuses an output dtype it cannot write") {
   Problem<bf16> p(16, 16, 16);
   DeviceBuffer<double> out(16 * 16);
   auto run = [&] {
-    mm_scale_cast<bf16, configs>({aten_mm_uid, {}}, ws, p.operands(), out.ptr,
+    mm_scale_cast<bf16, configs, wconfigs>({aten_mm_uid, {}}, ws, p.operands(), out.ptr,
                                  ScaleCastArgs{ScalarType::Double, false, 1.0}, nullptr);
   };
   CHECK_THROWS_AS(run(), Error);

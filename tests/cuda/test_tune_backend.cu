@@ -1,5 +1,5 @@
-// tune/'s machinery on the GPU: get_mm_configs offers cuda::mm configs through the filtered
-// heuristic, make_choices builds them with the CUDA templates, tune::Autotuner times them with
+// tune/'s machinery on the GPU: get_mm_configs offers cuda::mm and cuda::mm_wgmma configs
+// through the filtered heuristics, make_choices builds them with the CUDA templates, tune::Autotuner times them with
 // CUDA events and caches the winner in tune's on-disk cache; a second tuner reads it back and
 // times nothing. The winner's output is checked against a float64 reference.
 #include <doctest/doctest.h>
@@ -18,6 +18,7 @@ using namespace ctmatch::cuda::test;
 
 namespace {
 constexpr const auto& configs = quick_configs;  // quick to compile in any build
+constexpr const auto& wconfigs = quick_wgmma_configs;
 }
 
 TEST_CASE("the filtered cuda::mm heuristic never offers a config the template cannot run") {
@@ -35,6 +36,19 @@ TEST_CASE("the filtered cuda::mm heuristic never offers a config the template ca
   for (const auto& c : filtered) CHECK(cuda_mm_runnable(*tune::gemm_config_of(c.params())));
 }
 
+TEST_CASE("the filtered cuda::mm_wgmma heuristic offers only runnable configs, none for unaligned rows") {
+  CudaMmWgmmaTemplate<wconfigs> tmpl;
+  const tune::TemplateStack stack{&tmpl};
+  const auto opts = tune::TuneOptions::sm90(true);
+  const auto inputs = tune::MMKernelInputs::mm(4096, 4096, 4096, tune::DType::bf16, "cuda");
+  const auto filtered = tune::Choices(opts, cuda_heuristic_registry()).get_mm_configs(inputs, stack, "mm");
+  REQUIRE(!filtered.empty());
+  for (const auto& c : filtered) CHECK(cuda_mm_wgmma_runnable(*tune::gemm_config_of(c.params())));
+  // N = 4100: B's dense rows are 8200 bytes, which TMA cannot describe.
+  const auto odd = tune::MMKernelInputs::mm(4096, 4100, 4096, tune::DType::bf16, "cuda");
+  CHECK(tune::Choices(opts, cuda_heuristic_registry()).get_mm_configs(odd, stack, "mm").empty());
+}
+
 TEST_CASE("tune::Autotuner with the CUDA runner: times, caches, and a hit runs nothing") {
   const std::string path = "ctmatch_test_tune_backend.cache";
   std::remove(path.c_str());
@@ -42,15 +56,20 @@ TEST_CASE("tune::Autotuner with the CUDA runner: times, caches, and a hit runs n
   const auto inputs = tune::MMKernelInputs::mm(m, n, k, tune::DType::bf16, "cuda");
   CublasMmExtern aten;
   CudaMmTemplate<configs> tmpl;
-  const tune::TemplateStack stack{&aten, &tmpl};
+  CudaMmWgmmaTemplate<wconfigs> wtmpl;
+  const tune::TemplateStack stack{&aten, &tmpl, &wtmpl};
   const auto kept = tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
                         .get_mm_configs(inputs, stack, "mm");
   const auto choices = tune::make_choices(kept);
-  REQUIRE(choices.size() >= 2);  // cuBLAS and at least one instantiated config
+  REQUIRE(choices.size() >= 3);  // cuBLAS and at least one instantiated config of each template
   CHECK(choices.front()->uid() == "aten::mm");
-  std::size_t in_set = 1;
-  for (const auto& c : kept)
+  std::size_t in_set = 1, wgmma = 0;
+  for (const auto& c : kept) {
     if (c.kernel_template().uid() == "cuda::mm") in_set += in_config_set<configs>(*tune::gemm_config_of(c.params()));
+    if (c.kernel_template().uid() == "cuda::mm_wgmma") wgmma += in_config_set<wconfigs>(*tune::gemm_config_of(c.params()));
+  }
+  CHECK(wgmma >= 1);
+  in_set += wgmma;
   CHECK(choices.size() == in_set);  // configs outside the instantiated set were declined
 
   CudaRunner runner;

@@ -22,7 +22,8 @@ CudaBench cuda_bench(const tune::MMKernelInputs& inputs, const tune::TuneOptions
   // The templates outlive the choices that point at them.
   static const cuda::CublasMmExtern aten_mm;
   static const cuda::CudaMmTemplate<> cuda_mm;
-  const tune::TemplateStack stack{&aten_mm, &cuda_mm};
+  static const cuda::CudaMmWgmmaTemplate<> cuda_mm_wgmma;
+  const tune::TemplateStack stack{&aten_mm, &cuda_mm, &cuda_mm_wgmma};
   CudaBench out;
   std::vector<std::shared_ptr<tune::ChoiceCaller>> callers;
   for (const tune::KernelTemplateChoice& c : tune::Choices(options, cuda::cuda_heuristic_registry())

@@ -1,6 +1,6 @@
 #pragma once
-// Autotuning GPU mm choices: time every choice with the EventTimer (warm-up, L2 flush, median),
-// keep the fastest, and remember it in a cache file so that the next process with the same
+// Autotuning GPU mm choices: time every choice with the EventTimer (warm-up, L2 flush, median;
+// a choice far slower than the best so far is dropped after one timed run), keep the fastest, and remember it in a cache file so that the next process with the same
 // problem runs no benchmark at all. The key holds the op, sizes, strides, dtypes, kwargs that
 // change the kernel, the device name and the ctmatch version. A line that does not parse
 // (corrupted or foreign file) is skipped with a warning on stderr, never a crash.
@@ -85,6 +85,7 @@ class AutotuneCache {
       }
       if (ok && uid == aten_mm_uid) c.uid = aten_mm_uid;
       else if (ok && uid == cuda_mm_uid) c.uid = cuda_mm_uid;
+      else if (ok && uid == cuda_mm_wgmma_uid) c.uid = cuda_mm_wgmma_uid;
       else ok = false;
       if (!ok) {
         std::fprintf(stderr, "ctmatch: warning: %s:%d: ignoring unreadable autotune cache line\n",
@@ -104,14 +105,23 @@ struct AutotuneResult {
   double seconds = 0;  // wall time of the tuning (0 on a hit)
   std::vector<std::pair<MmChoice, double>> timings;  // median ms per choice, in choice order
   std::vector<std::pair<MmChoice, std::string>> failed;  // choices that threw, and why
+  std::size_t pruned = 0;  // choices dropped after one timed run (see prune_ratio)
 };
 
+/// A choice whose first timed run is this many times slower than the best median so far is
+/// dropped after that run: it cannot win (run-to-run spread is a few percent), and the slow
+/// choices are the expensive ones to time (on 8192^3, 18 runs of a 3.5 ms kernel each). Its
+/// one sample is what `timings` reports for it. 0 turns pruning off.
+inline constexpr double default_prune_ratio = 1.5;
+
 /// Times `run(choice)` for every choice, unless the cache knows the key. A choice that throws
-/// (refused config, launch failure) is reported in `failed` and never chosen.
+/// (refused config, launch failure) is reported in `failed` and never chosen. Each choice
+/// after the first is probed with one warm-up and one timed run first (they count towards its
+/// warm-ups); if the probe exceeds prune_ratio x the best median so far, it stops there.
 template <class Run>
 AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string& key,
                         AutotuneCache& cache, EventTimer& timer, Run&& run,
-                        TimerOptions opt = {}) {
+                        TimerOptions opt = {}, double prune_ratio = default_prune_ratio) {
   AutotuneResult r;
   if (const MmChoice* hit = cache.find(key)) {
     r.best = *hit;
@@ -122,7 +132,17 @@ AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string&
   double best_ms = 1e300;
   for (const MmChoice& c : choices) {
     try {
-      const double ms = timer.median_ms([&] { run(c); }, opt);
+      TimerOptions rest = opt;
+      if (prune_ratio > 0 && best_ms < 1e300) {
+        const double probe = timer.median_ms([&] { run(c); }, TimerOptions{1, 1, opt.flush_l2});
+        if (probe > prune_ratio * best_ms) {
+          r.timings.emplace_back(c, probe);
+          ++r.pruned;
+          continue;
+        }
+        rest.warmup = opt.warmup > 2 ? opt.warmup - 2 : 0;
+      }
+      const double ms = timer.median_ms([&] { run(c); }, rest);
       r.timings.emplace_back(c, ms);
       if (ms < best_ms) { best_ms = ms; r.best = c; }
     } catch (const Error& e) {

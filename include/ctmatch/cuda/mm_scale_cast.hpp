@@ -18,13 +18,13 @@ struct ScaleCastArgs {
 };
 
 /// out: m x n, row stride n, of `args.dtype`. Throws for a dtype the kernels cannot write.
-template <class In, const auto& Configs = mma_sync_configs>
+template <class In, const auto& Configs = mma_sync_configs, const auto& WConfigs = wgmma_configs>
 void mm_scale_cast(const MmChoice& choice, MmWorkspace& ws, const MmOperands<In>& op, void* out,
                    const ScaleCastArgs& args, cudaStream_t stream) {
   const bool ok = visit_output_type(args.dtype, [&]<class Out>(Out) {
     epilogue::ScaleCast<Out> epi{static_cast<Out*>(out), op.n, static_cast<float>(args.scale),
                                  args.clamp};
-    run_mm_choice<In, epilogue::ScaleCast<Out>, Configs>(choice, ws, op, epi, stream);
+    run_mm_choice<In, epilogue::ScaleCast<Out>, Configs, WConfigs>(choice, ws, op, epi, stream);
   });
   if (!ok)
     throw Error("seedlib::mm_scale_cast: output dtype " + std::string(torch_name(args.dtype)) +

@@ -2,8 +2,9 @@
 // The cuda::mm heuristic as the mma.sync template needs it: tune's GEMM heuristic (Inductor's
 // default list scaled to the problem), minus every config the template cannot run
 // (mma_sync_plan: warp layout, shared memory over 227 KB, accumulator registers) and, in a
-// build with the reduced config set, every config that has no kernel. Plain C++ (no CUDA
-// headers), so choices can be listed on a machine without a GPU.
+// build with the reduced config set, every config that has no kernel; and the same for
+// cuda::mm_wgmma (wgmma_plan, and operands TMA can describe). Plain C++ (no CUDA headers), so
+// choices can be listed on a machine without a GPU.
 //
 // tune/'s built-in registry registers the unfiltered GemmTemplateHeuristic under
 // (cuda::mm, "cuda"); `cuda_heuristic_registry()` is the same registry with this heuristic in
@@ -37,12 +38,39 @@ class MmaSyncFiltered : public Base {
 };
 using MmaSyncTemplateHeuristic = MmaSyncFiltered<tune::MmTemplateHeuristic>;
 
+/// Whether this build can launch cuda::mm_wgmma with config c (the plan accepts it, it is
+/// instantiated); the operands are checked separately (wgmma_operand_refusal).
+constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
+  return wgmma_supported(c) && in_config_set<wgmma_configs>(c);
+}
+
+/// cuda::mm_wgmma's heuristic (Inductor's persistent TMA list, tune::WgmmaTemplateHeuristic)
+/// minus the configs the wgmma template cannot run or this build did not instantiate, and
+/// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
+/// not row-major) or other dtypes than bf16 and f16.
+template <class Base>
+class WgmmaFiltered : public Base {
+ protected:
+  [[nodiscard]] std::vector<tune::Kwargs> template_configs_impl(const tune::HeuristicContext& ctx) const override {
+    std::vector<tune::Kwargs> out;
+    const auto& in = ctx.inputs;
+    if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
+    if (in.nodes().size() < 2 || in.mat1().strides.size() != 2 || in.mat2().strides.size() != 2) return out;
+    if (in.mat1().strides[1] != 1 || in.mat2().strides[1] != 1) return out;
+    if (*wgmma_operand_refusal(in.m(), in.n(), in.k(), in.mat1().strides[0], in.mat2().strides[0]) != '\0') return out;
+    for (const tune::GemmConfig& c : this->configs_for(ctx))
+      if (cuda_mm_wgmma_runnable(c)) out.push_back(tune::to_kwargs(c));
+    return out;
+  }
+};
+using WgmmaTemplateHeuristic = WgmmaFiltered<tune::WgmmaTemplateHeuristic>;
+
 using CudaHeuristics = tune::StaticHeuristics<
     tune::HeuristicRegistration<tune::uids::aten_mm, tune::any, tune::any, tune::AtenHeuristic>,
     tune::HeuristicRegistration<tune::uids::aten_addmm, tune::any, "addmm", tune::AtenAddmmHeuristic>,
     tune::HeuristicRegistration<tune::uids::aten_bias_addmm, tune::any, "addmm", tune::AtenBiasAddmmHeuristic>,
     tune::HeuristicRegistration<tune::uids::cuda_mm, "cuda", tune::any, MmaSyncTemplateHeuristic>,
-    tune::HeuristicRegistration<tune::uids::cuda_mm_wgmma, "cuda", tune::any, tune::WgmmaTemplateHeuristic>,
+    tune::HeuristicRegistration<tune::uids::cuda_mm_wgmma, "cuda", tune::any, WgmmaTemplateHeuristic>,
     tune::HeuristicRegistration<tune::uids::host_mm, "host", tune::any, tune::MmTemplateHeuristic>,
     tune::HeuristicRegistration<tune::uids::host_mm, "host", "addmm", tune::AddmmMmTemplateHeuristic>>;
 

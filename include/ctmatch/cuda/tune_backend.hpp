@@ -3,7 +3,8 @@
 // provides): a Runner with device buffers and a Timer of CUDA events (warm-up, L2 flush,
 // one sample per run), and the kernel templates under their static uids:
 //   aten::mm  CublasMmExtern   cuBLAS, output in the input dtype
-//   cuda::mm  CudaMmTemplate   the mma.sync template, for the configs it can run
+//   cuda::mm        CudaMmTemplate       the mma.sync template, for the configs it can run
+//   cuda::mm_wgmma  CudaMmWgmmaTemplate  the Hopper TMA + wgmma template, likewise
 // With these, tune::get_mm_configs + tune::make_choices + tune::Autotuner run on the GPU, and
 // the decision lands in tune's on-disk AutotuneCache. Only mm (two bf16/f16 row-major inputs)
 // is served; for other requests choice_or_none returns nullptr (the choice is dropped).
@@ -166,6 +167,27 @@ class CudaMmTemplate final : public tune::KernelTemplateBase<tune::uids::cuda_mm
     auto go = [&]<class In>(In) {
       return detail::make_caller<In>(this->uid(), r, q, [c](const MmOperands<In>& op, const epilogue::Identity<In>& e) {
         launch_mma_sync<Configs>(c, op, e, nullptr);
+      });
+    };
+    return q.bf16 ? go(bf16{}) : go(f16{});
+  }
+};
+
+/// cuda::mm_wgmma: the Hopper template, one instantiation per config of `Configs`; a config
+/// outside it or refused by the plan, and operands TMA cannot describe, are declined (the
+/// operands' addresses and the device are checked again at launch).
+template <const auto& Configs = wgmma_configs>
+class CudaMmWgmmaTemplate final : public tune::KernelTemplateBase<tune::uids::cuda_mm_wgmma> {
+ public:
+  [[nodiscard]] std::shared_ptr<tune::ChoiceCaller> choice_or_none(const tune::ChoiceRequest& r) const override {
+    const auto q = detail::mm_request(r);
+    const auto cfg = tune::gemm_config_of(r.params);
+    if (!q.ok || !cfg || !wgmma_supported(*cfg) || !in_config_set<Configs>(*cfg)) return nullptr;
+    if (*wgmma_operand_refusal(q.m, q.n, q.k, q.a.row, q.b.row) != '\0') return nullptr;  // refused: never launched
+    const tune::GemmConfig c = *cfg;
+    auto go = [&]<class In>(In) {
+      return detail::make_caller<In>(this->uid(), r, q, [c](const MmOperands<In>& op, const epilogue::Identity<In>& e) {
+        launch_wgmma<Configs>(c, op, e, nullptr);
       });
     };
     return q.bf16 ? go(bf16{}) : go(f16{});

@@ -1,0 +1,186 @@
+#pragma once
+// The cuda::mm_wgmma kernel template (Hopper, sm_90a): C = epilogue(A @ B) with warpgroup MMAs
+// fed by TMA through an mbarrier pipeline of num_stages, warp-specialized and persistent.
+//   - Warpgroup 0 is the producer: it gives registers back (setmaxnreg) and one thread issues,
+//     for every k-block of every tile this block owns, the TMA loads of A (block_m x 64 boxes)
+//     and B (block_k x 64 boxes) into the next free stage, which completes its `full` barrier.
+//   - Warpgroups 1..consumers take registers (setmaxnreg) and own wg_tile_m rows of the block
+//     tile: per k-block they wait for `full`, issue block_k/16 x m_atoms wgmma m64nBNk16 (A
+//     K-major, B N-major straight from row-major B), and release the previous stage to the
+//     producer (`empty`) once its wgmmas have retired (wait_group 1 keeps one group in flight).
+//   - Then the consumers run the epilogue from registers (masked stores), while the producer
+//     is already loading the next tile's stages: the persistent loop overlaps them.
+// Any M, N, K: TMA zero-fills loads past the edges, and the epilogue masks the stores. The
+// operands' layouts are checked by the launcher (wgmma_operand_refusal), never here.
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "element.hpp"
+#include "mma_sync_kernel.hpp"  // detail::store_pair, the epilogue store shared by both templates
+#include "wgmma_plan.hpp"
+#include "wgmma_ptx.hpp"
+
+namespace ctmatch::cuda {
+
+/// The plan's numbers as integral constants, readable from device code.
+template <tune::GemmConfig C>
+struct WgmmaShape {
+  static constexpr WgmmaPlan plan = wgmma_plan(C);
+  static constexpr bool ok = plan.ok;
+  static constexpr int consumers = plan.consumers;
+  static constexpr int wg_tile_m = plan.wg_tile_m;
+  static constexpr int m_atoms = plan.m_atoms;
+  static constexpr int threads = plan.threads;
+  static constexpr int stage_bytes = plan.stage_bytes;
+  static constexpr int smem_bytes = plan.smem_bytes;
+};
+
+/// Registers per thread after setmaxnreg: the producer keeps few, the consumers take the rest
+/// of the 64K register file (128 * 40 + 256 * 232 <= 65536).
+inline constexpr int wgmma_producer_regs = 40;
+inline constexpr int wgmma_consumer_regs = 232;
+
+/// The config spelled as six integers, as for mma_sync_mm_kernel (nvcc's host stubs cannot
+/// name a class-type template argument).
+template <int BM_, int BN_, int BK_, int S_, int W_, int G_, class In, class Epi>
+__global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_}>::threads, 1)
+    wgmma_mm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
+                    int m, int n, int k, Epi epi, bool pair_stores) {
+  constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_};
+  using P = WgmmaShape<C>;
+  static_assert(P::ok, "this GemmConfig is not supported by the wgmma template");
+  static_assert(is_mma_input_v<In>, "wgmma template takes bf16 or f16 operands");
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int BM = C.block_m, BN = C.block_n, BK = C.block_k, S = C.num_stages;
+  constexpr int SW = wgmma_swizzle_elems;        // 64 elements = one 128-byte row
+  constexpr int A_BOX_BYTES = BM * SW * 2;       // one 64-column box of A: BM rows x 128 bytes
+  constexpr int B_BOX_BYTES = BK * SW * 2;       // one 64-column box of B: BK rows x 128 bytes
+  constexpr int A_STAGE_BYTES = A_BOX_BYTES * (BK / SW);
+  constexpr int STAGE_BYTES = P::stage_bytes;
+  static_assert(STAGE_BYTES == A_STAGE_BYTES + B_BOX_BYTES * (BN / SW));
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  // Stage buffers 1024-byte aligned (128-byte swizzle atoms), then the barriers.
+  const std::uint32_t raw = sm90::smem_u32(smem_raw);
+  unsigned char* smem = smem_raw + ((wgmma_smem_align - raw % wgmma_smem_align) % wgmma_smem_align);
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + S * STAGE_BYTES);
+  std::uint64_t* empty = full + S;
+  auto stage_a = [&](int s) { return smem + s * STAGE_BYTES; };
+  auto stage_b = [&](int s) { return smem + s * STAGE_BYTES + A_STAGE_BYTES; };
+
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid == 0) {
+    sm90::tma_prefetch_descriptor(&tma_a);
+    sm90::tma_prefetch_descriptor(&tma_b);
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      sm90::mbar_init(&full[s], 1);                       // the producer's expect_tx arrival
+      sm90::mbar_init(&empty[s], P::consumers * 128);     // every consumer thread
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();
+
+  const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
+  const int tiles = grid_m * grid_n;
+  const int k_blocks = (k + BK - 1) / BK;
+  // Tile -> (pid_m, pid_n), grouped by group_m along M so that neighbouring tiles share B in L2.
+  auto tile_origin = [&](int tile, int& m0, int& n0) {
+    const int width = C.group_m * grid_n;
+    const int group_id = tile / width;
+    const int first_m = group_id * C.group_m;
+    const int group_size = min(grid_m - first_m, C.group_m);
+    m0 = (first_m + (tile % width) % group_size) * BM;
+    n0 = ((tile % width) / group_size) * BN;
+  };
+
+  const int wg = tid / 128;
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<wgmma_producer_regs>();
+    if (tid == 0) {
+      int it = 0;
+      for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+        int m0, n0;
+        tile_origin(tile, m0, n0);
+        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+          const int s = it % S;
+          sm90::mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
+          sm90::mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
+#pragma unroll
+          for (int j = 0; j < BK / SW; ++j)
+            sm90::tma_load_2d(stage_a(s) + j * A_BOX_BYTES, &tma_a, &full[s], kb * BK + j * SW, m0);
+#pragma unroll
+          for (int j = 0; j < BN / SW; ++j)
+            sm90::tma_load_2d(stage_b(s) + j * B_BOX_BYTES, &tma_b, &full[s], n0 + j * SW, kb * BK);
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<wgmma_consumer_regs>();
+    const int cw = wg - 1;                      // consumer index
+    const int t = tid % 128, warp = t / 32, lane = t % 32;
+    float acc[P::m_atoms][BN / 2];
+    int it = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+      int m0, n0;
+      tile_origin(tile, m0, n0);
+#pragma unroll
+      for (int a = 0; a < P::m_atoms; ++a)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[a][i] = 0.0f;
+      int prev_s = -1;
+      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        const int s = it % S;
+        sm90::mbar_wait(&full[s], (it / S) & 1);
+        const std::uint32_t a_base = sm90::smem_u32(stage_a(s)) + cw * P::wg_tile_m * SW * 2;
+        const std::uint32_t b_base = sm90::smem_u32(stage_b(s));
+#pragma unroll
+        for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+          // A: box kk/4, 16 columns = 32 bytes along the swizzled row; B: 16 rows = 2048 bytes.
+          const std::uint64_t db = sm90::desc_sw128(b_base + kk * 16 * SW * 2, B_BOX_BYTES, 1024);
+#pragma unroll
+          for (int a = 0; a < P::m_atoms; ++a) {
+            const std::uint64_t da = sm90::desc_sw128(
+                a_base + (kk / 4) * A_BOX_BYTES + a * 64 * SW * 2 + (kk % 4) * 32, 16, 1024);
+            sm90::wgmma_m64k16<BN, In>(acc[a], da, db);
+          }
+        }
+        sm90::wgmma_commit();
+#pragma unroll
+        for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
+        // The group before this one has retired: its stage can be refilled.
+        sm90::wgmma_wait<1>();
+        if (prev_s >= 0) sm90::mbar_arrive(&empty[prev_s]);
+        prev_s = s;
+      }
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
+      if (prev_s >= 0) sm90::mbar_arrive(&empty[prev_s]);
+
+      // Epilogue from the m64nBN fragments: per 8 columns j, registers 4j..4j+3 hold rows
+      // lane/4 (+8) and columns 2*(lane%4) + {0, 1} of the warp's 16 rows.
+#pragma unroll
+      for (int a = 0; a < P::m_atoms; ++a) {
+        const int row = m0 + cw * P::wg_tile_m + a * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = n0 + j * 8 + (lane % 4) * 2;
+          detail::store_pair(epi, row, col, acc[a][4 * j], acc[a][4 * j + 1], m, n, pair_stores);
+          detail::store_pair(epi, row + 8, col, acc[a][4 * j + 2], acc[a][4 * j + 3], m, n, pair_stores);
+        }
+      }
+    }
+  }
+#else
+  // Built for a target without wgmma/setmaxnreg (not sm_90a): the launcher refuses such devices.
+  (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores;
+  __trap();
+#endif
+}
+
+}  // namespace ctmatch::cuda

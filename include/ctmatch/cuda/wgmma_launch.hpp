@@ -1,0 +1,82 @@
+#pragma once
+// Launching the cuda::mm_wgmma template: one instantiation per (config, operand type,
+// epilogue), chosen at run time from a constexpr set. Before a launch the launcher checks what
+// the kernel cannot: a device that is not sm_90 (wgmma, setmaxnreg and TMA as compiled here),
+// operands TMA cannot describe (wgmma_operand_refusal), a config outside the instantiated set,
+// more shared memory than the device grants; each is a cuda::Error, never a blind launch.
+// The grid is persistent: one block per multiprocessor at most, each walking its tiles.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "config_sets.hpp"
+#include "error.hpp"
+#include "mma_sync_launch.hpp"  // to_string(GemmConfig), device_max_smem_per_block, ConfigSet
+#include "tma.hpp"
+#include "wgmma_kernel.hpp"
+
+namespace ctmatch::cuda {
+
+struct DeviceFacts {
+  int major = 0, minor = 0, sms = 0;
+};
+/// Compute capability and multiprocessor count of the current device.
+inline DeviceFacts current_device_facts() {
+  int dev = 0;
+  CTMATCH_CUDA_CHECK(cudaGetDevice(&dev));
+  DeviceFacts f;
+  CTMATCH_CUDA_CHECK(cudaDeviceGetAttribute(&f.major, cudaDevAttrComputeCapabilityMajor, dev));
+  CTMATCH_CUDA_CHECK(cudaDeviceGetAttribute(&f.minor, cudaDevAttrComputeCapabilityMinor, dev));
+  CTMATCH_CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, dev));
+  return f;
+}
+
+/// Why the wgmma template cannot run these operands on the current device; empty when it can.
+template <class In>
+std::string wgmma_refusal(const MmOperands<In>& op) {
+  const DeviceFacts d = current_device_facts();
+  if (d.major != 9)
+    return "cuda::mm_wgmma needs an sm_90 (Hopper) device; this one is sm_" + std::to_string(d.major * 10 + d.minor);
+  return wgmma_operand_refusal(op.m, op.n, op.k, op.lda, op.ldb, reinterpret_cast<std::uintptr_t>(op.a),
+                               reinterpret_cast<std::uintptr_t>(op.b));
+}
+
+/// Launches the instantiation for config C. Throws for what the kernel cannot run.
+template <tune::GemmConfig C, class In, class Epi>
+void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream) {
+  using P = WgmmaShape<C>;
+  static_assert(P::ok, "config refused by wgmma_plan: the launcher never instantiates it");
+  if (auto why = wgmma_refusal(op); !why.empty())
+    throw Error("cuda::mm_wgmma " + to_string(C) + ": " + why);
+  auto kernel = &wgmma_mm_kernel<C.block_m, C.block_n, C.block_k, C.num_stages, C.num_warps, C.group_m, In, Epi>;
+  static std::once_flag attr_once;  // per instantiation; the attribute is per function
+  std::call_once(attr_once, [&] {
+    if (P::smem_bytes > device_max_smem_per_block())
+      throw Error("cuda::mm_wgmma " + to_string(C) + " needs " + std::to_string(P::smem_bytes) +
+                  " bytes of shared memory, more than the device grants");
+    CTMATCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, P::smem_bytes));
+  });
+  const CUtensorMap ta = make_tensor_map_sw128(op.a, op.m, op.k, op.lda, C.block_m);
+  const CUtensorMap tb = make_tensor_map_sw128(op.b, op.k, op.n, op.ldb, C.block_k);
+  const long tiles = static_cast<long>((op.m + C.block_m - 1) / C.block_m) * ((op.n + C.block_n - 1) / C.block_n);
+  static const int sms = current_device_facts().sms;
+  const long grid = tiles < sms ? tiles : sms;
+  using Out = typename Epi::out_type;
+  const bool pair_stores = op.n % 2 == 0 && epi.ldo % 2 == 0 &&
+                           reinterpret_cast<std::uintptr_t>(epi.out) % (2 * sizeof(Out)) == 0;
+  kernel<<<static_cast<unsigned>(grid), P::threads, P::smem_bytes, stream>>>(ta, tb, op.m, op.n, op.k, epi,
+                                                                              pair_stores);
+  CTMATCH_CUDA_CHECK_LAUNCH();
+}
+
+/// Run-time dispatch over the instantiated set: launches the instantiation equal to `c`.
+template <const auto& Configs, class In, class Epi>
+void launch_wgmma(tune::GemmConfig c, const MmOperands<In>& op, const Epi& epi, cudaStream_t stream) {
+  const bool launched = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ((Configs[I] == c ? (launch_wgmma<Configs[I], In, Epi>(op, epi, stream), true) : false) || ...);
+  }(std::make_index_sequence<Configs.size()>{});
+  if (!launched) throw Error("cuda::mm_wgmma: config " + to_string(c) + " is not in the instantiated set");
+}
+
+}  // namespace ctmatch::cuda

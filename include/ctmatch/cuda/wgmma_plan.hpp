@@ -1,0 +1,97 @@
+#pragma once
+// What a GemmConfig means for the Hopper cuda::mm_wgmma kernel template, decided in a constant
+// expression: how many consumer warpgroups share the block tile, how many m64 wgmma atoms each
+// issues per k16 step, the shared memory of the TMA pipeline and the accumulator registers. A
+// config the template cannot run gets `ok == false` and a reason; the heuristic refuses it and
+// the launcher never instantiates it. The operand checks (`wgmma_operand_refusal`) say which
+// layouts TMA can describe. Plain C++ (no CUDA headers): host code that only lists choices,
+// and CI without a GPU, can ask the same questions.
+//
+// Mapping of the config (Inductor's persistent TMA list, tune::persistent_mm_configs):
+//   num_warps 4 -> one consumer warpgroup, 8 -> two (Triton's warpgroups), plus one producer
+//   warpgroup that only issues TMA loads; with block_m == 64 one consumer takes the whole tile.
+//   block_k: a multiple of 64, each 64 columns one 128-byte swizzled TMA box of A.
+//   block_n: 64..256 in steps of 64, each 64 columns one 128-byte swizzled TMA box of B (read
+//   by wgmma as an N-major operand, the transpose bit of 16-bit types).
+#include <cstdint>
+
+#include "../tune/gemm_config.hpp"
+#include "mma_sync_plan.hpp"  // sm90_max_smem_per_block
+
+namespace ctmatch::cuda {
+
+/// 2-byte elements in one 128-byte swizzle row: the TMA box width and wgmma's swizzle atom.
+inline constexpr int wgmma_swizzle_elems = 64;
+/// More fp32 accumulators per consumer thread than this leaves too few of the 232 registers a
+/// consumer warpgroup gets after setmaxnreg.
+inline constexpr int wgmma_max_acc_regs = 128;
+/// Alignment slack for the 1024-byte aligned stage buffers (128-byte swizzle atoms).
+inline constexpr int wgmma_smem_align = 1024;
+
+struct WgmmaPlan {
+  bool ok = false;
+  const char* why = "";
+  int consumers = 0;    // consumer warpgroups (each 128 threads)
+  int wg_tile_m = 0;    // rows of the block tile each consumer owns
+  int m_atoms = 0;      // m64nBNk16 wgmmas per consumer per k16 step
+  int threads = 0;      // (consumers + 1) * 128: the producer warpgroup first
+  int stage_bytes = 0;  // A and B tiles of one pipeline stage
+  int smem_bytes = 0;   // all stages + barriers + alignment slack
+  int acc_regs = 0;     // fp32 accumulators per consumer thread
+};
+
+constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
+                               int max_smem = sm90_max_smem_per_block) {
+  WgmmaPlan p;
+  auto refuse = [&](const char* why) { p.ok = false; p.why = why; return p; };
+  if (elem_bytes != 2) return refuse("wgmma template takes 2-byte operands (bf16, f16)");
+  if (c.block_m < 64 || c.block_m > 256 || c.block_m % 64)
+    return refuse("block_m must be 64, 128, 192 or 256 (m64 wgmma atoms, TMA box <= 256 rows)");
+  if (c.block_n < 64 || c.block_n > 256 || c.block_n % wgmma_swizzle_elems)
+    return refuse("block_n must be 64, 128, 192 or 256 (64-column swizzled TMA boxes, wgmma n <= 256)");
+  if (c.block_k < 64 || c.block_k > 256 || c.block_k % wgmma_swizzle_elems)
+    return refuse("block_k must be a multiple of 64 up to 256 (one 128-byte swizzle row per box)");
+  if (c.num_stages < 1 || c.num_stages > 8) return refuse("num_stages must be in [1, 8]");
+  if (c.num_warps != 4 && c.num_warps != 8)
+    return refuse("num_warps must be 4 or 8 (one or two consumer warpgroups)");
+  if (c.group_m < 1) return refuse("group_m must be at least 1");
+  p.consumers = c.num_warps / 4;
+  if (c.block_m / p.consumers < 64) p.consumers = c.block_m / 64;
+  if (c.block_m % (p.consumers * 64)) return refuse("block_m does not split into m64 atoms per warpgroup");
+  p.wg_tile_m = c.block_m / p.consumers;
+  p.m_atoms = p.wg_tile_m / 64;
+  p.threads = (p.consumers + 1) * 128;
+  p.acc_regs = p.wg_tile_m * c.block_n / 128;
+  if (p.acc_regs > wgmma_max_acc_regs)
+    return refuse("a consumer warpgroup's tile needs more than 128 accumulator registers");
+  const long stage = (static_cast<long>(c.block_m) * c.block_k + static_cast<long>(c.block_k) * c.block_n) * elem_bytes;
+  const long smem = stage * c.num_stages + wgmma_smem_align + 2L * 8 * c.num_stages;
+  p.stage_bytes = static_cast<int>(stage);
+  p.smem_bytes = static_cast<int>(smem);
+  if (smem > max_smem) return refuse("shared memory of all stages exceeds the per-block limit");
+  p.ok = true;
+  p.why = "";
+  return p;
+}
+
+constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
+  return wgmma_plan(c, elem_bytes).ok;
+}
+
+/// Why TMA cannot describe these row-major operands (A m x k with row stride lda, B k x n with
+/// row stride ldb, in 2-byte elements, at byte addresses a_addr and b_addr); empty when it can.
+/// TMA needs 16-byte aligned base addresses and row strides (a multiple of 8 elements) below
+/// 2^40 bytes, and at least one element in each dimension. Pass 0 for an address not yet known.
+constexpr const char* wgmma_operand_refusal(std::int64_t m, std::int64_t n, std::int64_t k,
+                                            std::int64_t lda, std::int64_t ldb,
+                                            std::uintptr_t a_addr = 0, std::uintptr_t b_addr = 0) {
+  if (m < 1 || n < 1 || k < 1) return "TMA cannot describe an empty operand (M, N and K must be >= 1)";
+  if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) return "sizes beyond 2^31 - 1";
+  if (lda < k || ldb < n) return "row stride smaller than the row (overlapping rows)";
+  if (lda % 8 || ldb % 8) return "TMA needs row strides that are multiples of 16 bytes (8 elements)";
+  if (lda >= (std::int64_t{1} << 39) || ldb >= (std::int64_t{1} << 39)) return "row stride beyond TMA's 2^40 bytes";
+  if (a_addr % 16 || b_addr % 16) return "TMA needs 16-byte aligned operand addresses";
+  return "";
+}
+
+}  // namespace ctmatch::cuda

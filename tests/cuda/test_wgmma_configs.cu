@@ -1,0 +1,129 @@
+// Every instantiated cuda::mm_wgmma config (Hopper: TMA + wgmma) against a float64 CPU
+// reference, bf16 and f16 operands, on fresh random never-zero inputs: edge tiles in M, N and
+// K (TMA zero-fills, the epilogue masks), row strides wider than the rows, several tiles per
+// persistent block with the pipeline wrapping around, output poisoned with NaN before each run.
+// Operands TMA cannot describe (row strides not a multiple of 16 bytes, unaligned base) are
+// refused with an error and leave the output untouched. Split into CTMATCH_SHARDS executables
+// like test_mm_configs; this one checks the configs with index % SHARDS == SHARD.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include <ctmatch/cuda/config_sets.hpp>
+#include <ctmatch/cuda/epilogue.hpp>
+#include <ctmatch/cuda/wgmma_launch.hpp>
+
+#include "gemm_check.hpp"
+
+#ifndef CTMATCH_SHARD
+#define CTMATCH_SHARD 0
+#define CTMATCH_SHARDS 1
+#endif
+
+using namespace ctmatch::cuda;
+using namespace ctmatch::cuda::test;
+using ctmatch::tune::GemmConfig;
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+  std::int64_t lda = 0, ldb = 0;
+};
+// Edge tiles in every dimension with K and N multiples of 8 (TMA row strides); N = 45 read
+// through a padded row stride of 48; row strides wider than the rows; K smaller than one
+// k-block; a long K loop (the stage ring wraps); more tiles than multiprocessors (each
+// persistent block takes several, and the pipeline's phases carry over between tiles).
+constexpr Shape shapes[] = {{67, 48, 40},        {130, 96, 200},  {67, 45, 40, 40, 48},
+                            {77, 136, 72, 88, 144}, {256, 256, 1000}, {2200, 2104, 64}};
+
+template <class In, GemmConfig C>
+void check_config(const Shape& s) {
+  Problem<In> p(s.m, s.n, s.k, s.lda, s.ldb);
+  DeviceBuffer<In> out(static_cast<std::size_t>(s.m) * s.n);
+  out.poison();
+  epilogue::Identity<In> epi{out.ptr, s.n};
+  launch_wgmma<C, In>(p.operands(), epi, nullptr);
+  CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto cmp = compare(out.download(), p.reference(), s.m, s.n, s.n);
+  INFO("config ", to_string(C), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
+  CHECK(cmp.nonfinite == 0);
+  CHECK(cmp.rel_err < bf16_tolerance);
+  MESSAGE("cuda::mm_wgmma ", to_string(C), std::string(std::is_same_v<In, bf16> ? " bf16 " : " f16 "),
+          s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
+}
+
+template <std::size_t I>
+void check_index() {
+  if constexpr (I % CTMATCH_SHARDS == CTMATCH_SHARD) {
+    constexpr GemmConfig C = wgmma_configs[I];
+    for (const Shape& s : shapes) check_config<bf16, C>(s);
+    check_config<f16, C>(shapes[0]);
+    check_config<f16, C>(shapes[3]);
+  }
+}
+
+bool all_nan(const std::vector<bf16>& v) {
+  for (bf16 x : v)
+    if (!std::isnan(to_float(x))) return false;
+  return true;
+}
+
+}  // namespace
+
+static_assert(CTMATCH_SHARD < wgmma_configs.size(), "a shard without configs would check nothing");
+
+TEST_CASE("cuda::mm_wgmma: every instantiated config matches the float64 reference") {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (check_index<I>(), ...);
+  }(std::make_index_sequence<wgmma_configs.size()>{});
+}
+
+#if CTMATCH_SHARD == 0
+namespace {
+constexpr GemmConfig first_config = wgmma_configs[0];
+}  // namespace
+
+TEST_CASE("cuda::mm_wgmma: operands TMA cannot describe are refused, the output untouched") {
+  auto refused = [](const MmOperands<bf16>& op, DeviceBuffer<bf16>& out, std::int64_t ldo) {
+    out.poison();
+    epilogue::Identity<bf16> epi{out.ptr, ldo};
+    std::string what;
+    try {
+      launch_wgmma<first_config, bf16>(op, epi, nullptr);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+    INFO("error: ", what);
+    CHECK(!what.empty());
+    CHECK(all_nan(out.download()));
+    return what;
+  };
+  SUBCASE("N = 45 with a dense row stride of 90 bytes") {
+    Problem<bf16> p(67, 45, 40);
+    DeviceBuffer<bf16> out(67 * 45);
+    CHECK(refused(p.operands(), out, 45).find("16 bytes") != std::string::npos);
+  }
+  SUBCASE("K = 33 with a dense row stride of A") {
+    Problem<bf16> p(64, 64, 33);
+    DeviceBuffer<bf16> out(64 * 64);
+    CHECK(refused(p.operands(), out, 64).find("16 bytes") != std::string::npos);
+  }
+  SUBCASE("A's base address 2 bytes past a 16-byte boundary") {
+    Problem<bf16> p(64, 64, 64, 72, 64);
+    DeviceBuffer<bf16> out(64 * 64);
+    MmOperands<bf16> op = p.operands();
+    op.a += 1;
+    CHECK(refused(op, out, 64).find("aligned operand addresses") != std::string::npos);
+  }
+  SUBCASE("K = 0") {
+    Problem<bf16> p(64, 64, 8);
+    DeviceBuffer<bf16> out(64 * 64);
+    MmOperands<bf16> op = p.operands();
+    op.k = 0;
+    CHECK(!refused(op, out, 64).empty());
+  }
+}
+#endif

@@ -1,0 +1,91 @@
+// The host side of cuda::mm_wgmma, which needs no GPU and runs in CI: how the plan maps a
+// config onto warpgroups, what it accepts and refuses (tile shapes, shared memory,
+// accumulators, warps), which operand layouts TMA can describe, and the instantiated sets.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <ctmatch/cuda/config_sets.hpp>
+
+using namespace ctmatch::cuda;
+using ctmatch::tune::GemmConfig;
+
+namespace {
+bool says(const char* why, const char* what) { return std::string(why).find(what) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("wgmma_plan: warpgroups, wgmma atoms, shared memory and accumulators of a config") {
+  const auto p = wgmma_plan({128, 256, 64, 3, 8, 8});
+  REQUIRE(p.ok);
+  CHECK(p.consumers == 2);
+  CHECK(p.wg_tile_m == 64);
+  CHECK(p.m_atoms == 1);
+  CHECK(p.threads == 384);  // producer + two consumers
+  CHECK(p.acc_regs == 128);
+  CHECK(p.stage_bytes == (128 * 64 + 64 * 256) * 2);
+  CHECK(p.smem_bytes == 3 * p.stage_bytes + 1024 + 3 * 16);
+
+  const auto q = wgmma_plan({128, 128, 64, 5, 4, 8});  // num_warps 4: one consumer, two m64 atoms
+  REQUIRE(q.ok);
+  CHECK(q.consumers == 1);
+  CHECK(q.m_atoms == 2);
+  CHECK(q.threads == 256);
+  CHECK(q.acc_regs == 128);
+
+  const auto r = wgmma_plan({64, 256, 64, 3, 8, 8});  // block_m 64: one consumer takes it all
+  REQUIRE(r.ok);
+  CHECK(r.consumers == 1);
+  CHECK(r.m_atoms == 1);
+}
+
+TEST_CASE("wgmma_plan refuses what the template cannot run, and says why") {
+  // Tile shapes: m64 atoms, 64-column swizzled boxes, k in 128-byte rows.
+  CHECK(says(wgmma_plan({32, 128, 64, 3, 4, 8}).why, "block_m"));
+  CHECK(says(wgmma_plan({128, 32, 64, 3, 4, 8}).why, "block_n"));
+  CHECK(says(wgmma_plan({128, 96, 64, 3, 4, 8}).why, "block_n"));
+  CHECK(says(wgmma_plan({128, 512, 64, 3, 8, 8}).why, "block_n"));
+  CHECK(says(wgmma_plan({128, 128, 32, 3, 4, 8}).why, "block_k"));
+  CHECK(says(wgmma_plan({128, 128, 16, 3, 4, 8}).why, "block_k"));
+  // Shared memory over 227 KB: 256x128x128 x 4 stages = 384 KB.
+  CHECK(says(wgmma_plan({256, 128, 128, 4, 8, 8}).why, "shared memory"));
+  CHECK(says(wgmma_plan({128, 256, 64, 5, 8, 8}).why, "shared memory"));  // 240 KB
+  // Accumulators: one warpgroup for 128x256 needs 256 registers per thread.
+  CHECK(says(wgmma_plan({128, 256, 64, 3, 4, 8}).why, "accumulator"));
+  CHECK(says(wgmma_plan({256, 256, 64, 2, 8, 8}).why, "accumulator"));
+  // Warps: a warpgroup is 4 warps.
+  CHECK(says(wgmma_plan({128, 128, 64, 3, 2, 8}).why, "num_warps"));
+  CHECK(says(wgmma_plan({128, 128, 64, 3, 16, 8}).why, "num_warps"));
+  CHECK(says(wgmma_plan({128, 128, 64, 0, 8, 8}).why, "num_stages"));
+  CHECK(says(wgmma_plan({128, 128, 64, 3, 8, 8}, 4).why, "2-byte"));  // fp32 operands
+  CHECK(says(wgmma_plan({128, 128, 64, 3, 8, 0}).why, "group_m"));
+  // The smallest limit a device may report refuses a config the default limit accepts.
+  CHECK(wgmma_plan({128, 256, 64, 3, 8, 8}).ok);
+  CHECK(!wgmma_plan({128, 256, 64, 3, 8, 8}, 2, 100 * 1024).ok);
+}
+
+TEST_CASE("wgmma_operand_refusal: what TMA can describe") {
+  CHECK(std::string(wgmma_operand_refusal(4096, 4096, 4096, 4096, 4096, 0x1000, 0x2000)).empty());
+  CHECK(std::string(wgmma_operand_refusal(67, 48, 40, 40, 48)).empty());    // odd M, edge tiles
+  CHECK(std::string(wgmma_operand_refusal(67, 45, 40, 40, 48)).empty());    // odd N, padded stride
+  CHECK(says(wgmma_operand_refusal(67, 45, 40, 40, 45), "16 bytes"));        // dense N = 45
+  CHECK(says(wgmma_operand_refusal(67, 48, 33, 33, 48), "16 bytes"));        // dense K = 33
+  CHECK(says(wgmma_operand_refusal(64, 64, 64, 64, 64, 0x1002, 0x2000), "aligned"));
+  CHECK(says(wgmma_operand_refusal(64, 64, 64, 64, 64, 0x1000, 0x2008), "aligned"));
+  CHECK(says(wgmma_operand_refusal(64, 64, 64, 32, 64), "overlapping"));
+  CHECK(says(wgmma_operand_refusal(64, 64, 0, 64, 64), "empty"));
+  CHECK(says(wgmma_operand_refusal(0, 64, 64, 64, 64), "empty"));
+}
+
+TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the full one") {
+  for (const GemmConfig& c : wgmma_full_configs) {
+    INFO(c.block_m, "x", c.block_n, "x", c.block_k, " s", c.num_stages, " w", c.num_warps);
+    CHECK(wgmma_supported(c));
+  }
+  // Inductor's persistent list itself is runnable as written.
+  for (const GemmConfig& c : ctmatch::tune::persistent_mm_configs) CHECK(wgmma_supported(c));
+  for (const GemmConfig& c : wgmma_reduced_configs) CHECK(in_config_set<wgmma_full_configs>(c));
+  // Scaled to small problems, the list reaches configs the template refuses (block_k 32):
+  // those are left out of the full set, so the heuristic must drop them (mm_choices does).
+  CHECK(wgmma_full_count < ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs).size());
+  CHECK(wgmma_full_count == 32);
+}
