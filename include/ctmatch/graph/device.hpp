@@ -14,6 +14,7 @@ enum class DeviceType : std::uint8_t { CPU, CUDA, Meta, MPS, XPU, HIP, XLA, HPU,
 struct Device {
   DeviceType type = DeviceType::CPU;
   std::int16_t index = -1;  // -1: no index (`cuda`, not `cuda:0`)
+  friend constexpr bool operator==(const Device&, const Device&) = default;
   friend constexpr auto operator<=>(const Device&, const Device&) = default;
 };
 

@@ -39,9 +39,7 @@ struct AnyOf : element<AnyOf<E...>> {
   bool match(Ctx& c, const Value* v) const {
     const auto saved = c.st;
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (try_one<K>(c, saved, [&](const auto& e) {
-                return e.template match<TC, Off + offsets.v[K]>(c, v);
-              }) || ...);
+      return (match_alt<K, TC, Off>(c, saved, v) || ...);
     }(std::index_sequence_for<E...>{});
   }
   template <std::uint32_t TC, std::size_t Off, class Ctx>
@@ -63,16 +61,22 @@ struct AnyOf : element<AnyOf<E...>> {
   bool match_root(Ctx& c, NodeId id) const {
     const auto saved = c.st;
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (try_one<K>(c, saved, [&](const auto& e) {
-                return e.template match_root<Off + offsets.v[K]>(c, id);
-              }) || ...);
+      return (match_root_alt<K, Off>(c, saved, id) || ...);
     }(std::index_sequence_for<E...>{});
   }
 
  private:
-  template <std::size_t K, class Ctx, class S, class F>
-  bool try_one(Ctx& c, const S& saved, F&& f) const {
-    if (f(pget<K>(alts))) return true;
+  // Alternative K; on failure the state is restored for the next one. (Members rather than
+  // lambdas inside the fold: nvcc's front end cannot expand a pack inside a nested lambda.)
+  template <std::size_t K, std::uint32_t TC, std::size_t Off, class Ctx, class S>
+  bool match_alt(Ctx& c, const S& saved, const Value* v) const {
+    if (pget<K>(alts).template match<TC, Off + offsets.v[K]>(c, v)) return true;
+    c.st = saved;
+    return false;
+  }
+  template <std::size_t K, std::size_t Off, class Ctx, class S>
+  bool match_root_alt(Ctx& c, const S& saved, NodeId id) const {
+    if (pget<K>(alts).template match_root<Off + offsets.v[K]>(c, id)) return true;
     c.st = saved;
     return false;
   }
