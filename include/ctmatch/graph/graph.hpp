@@ -6,6 +6,8 @@
 // exactly as it was.
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "name_index.hpp"
 #include "node.hpp"
 
 namespace ctmatch {
@@ -30,7 +33,14 @@ struct NodeSpec {
 class Graph {
  public:
   Graph() = default;
-  Graph(const Graph&) = default;
+  /// A copy keeps the source's spare arena capacity, so that a pass on the copy does not
+  /// start by moving every node to a larger arena.
+  Graph(const Graph& o)
+      : annotations(o.annotations), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
+        tail_(o.tail_), live_(o.live_) {
+    nodes_.reserve(o.nodes_.capacity());
+    nodes_ = o.nodes_;
+  }
   Graph& operator=(const Graph&) = default;
   Graph(Graph&&) noexcept = default;
   Graph& operator=(Graph&&) noexcept = default;
@@ -49,8 +59,12 @@ class Graph {
   NodeId prev(NodeId id) const { return nodes_[id].prev_; }
   /// The live node called `name`, or no_node.
   NodeId find(std::string_view name) const {
-    auto it = names_.find(std::string(name));
-    return it == names_.end() ? no_node : it->second;
+    return names_.find(name, [this](NodeId id) { return std::string_view(nodes_[id].name_); });
+  }
+  /// Makes room for `n` nodes in all (ids included) without moving the arena.
+  void reserve(std::size_t n) {
+    nodes_.reserve(n);
+    names_.reserve(n);
   }
   /// Whether a comes before b in the node order (both live). O(1).
   bool comes_before(NodeId a, NodeId b) const { return nodes_[a].order_ < nodes_[b].order_; }
@@ -82,13 +96,15 @@ class Graph {
   /// signature; nothing is changed then.
   NodeId create(NodeSpec spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
-    if (names_.count(spec.name)) throw GraphError("duplicate node name '" + spec.name + "'");
+    if (find(spec.name) != no_node) throw GraphError("duplicate node name '" + spec.name + "'");
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
     if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");
+    Node::ArgWhere where;
+    const OpSignature* sig = bind(spec.kind, spec.op, spec.args, spec.kwargs, where);  // may throw
 
     NodeId id = static_cast<NodeId>(nodes_.size());
-    Node n;
+    Node& n = nodes_.emplace_back();  // nothing below throws but allocation failure
     n.id_ = id;
     n.kind_ = spec.kind;
     n.op_ = spec.op;
@@ -96,13 +112,13 @@ class Graph {
     n.target_ = std::move(spec.target);
     n.args_ = std::move(spec.args);
     n.kwargs_ = std::move(spec.kwargs);
-    bind_signature(n);  // may throw: nothing is changed yet
-    nodes_.push_back(std::move(n));
+    n.signature_ = sig;
+    n.arg_where_ = where;
     link(id, before);
-    names_.emplace(nodes_[id].name_, id);
+    names_.insert(n.name_, id);
     ++live_;
+    journal(Entry{Entry::Created, id});
     add_uses(id);
-    journal(Entry{Entry::Created, id, {}, {}, {}});
     return id;
   }
   NodeId placeholder(std::string name) {
@@ -126,18 +142,14 @@ class Graph {
     Node& n = nodes_[id];
     for (const Value& v : args) check_refs(v);
     for (const Kwarg& k : kwargs) check_refs(k.value);
-    Node probe;
-    probe.op_ = n.op_;
-    probe.kind_ = n.kind_;
-    probe.args_ = args;
-    probe.kwargs_ = kwargs;
-    bind_signature(probe);
-    journal(Entry{Entry::ArgsChanged, id, n.args_, n.kwargs_, {}});
+    Node::ArgWhere where;
+    const OpSignature* sig = bind(n.kind_, n.op_, args, kwargs, where);  // may throw
+    journal_args(id);
     drop_uses(id);
     n.args_ = std::move(args);
     n.kwargs_ = std::move(kwargs);
-    n.arg_where_ = std::move(probe.arg_where_);
-    n.signature_ = probe.signature_;
+    n.arg_where_ = where;
+    n.signature_ = sig;
     add_uses(id);
   }
 
@@ -150,7 +162,8 @@ class Graph {
     if (!live(from) || !live(to)) throw GraphError("replace_all_uses with a node that is not live");
     std::size_t count = 0;
     journal_users(from);
-    std::vector<NodeId>& from_users = nodes_[from].users_;
+    Node::Users& from_users = nodes_[from].users_;
+    Node::Users& to_users = nodes_[to].users_;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < from_users.size(); ++i) {
       NodeId u = from_users[i];
@@ -158,18 +171,17 @@ class Graph {
         from_users[kept++] = u;
         continue;
       }
+      journal_args(u);
       Node& un = nodes_[u];
-      if (journaling_) journal_.push_back(Entry{Entry::ArgsChanged, u, un.args_, un.kwargs_, {}});
       for (Value& v : un.args_) v.replace_node(from, to);
       for (Kwarg& k : un.kwargs_) k.value.replace_node(from, to);
-      auto& to_users = nodes_[to].users_;
       if (std::find(to_users.begin(), to_users.end(), u) == to_users.end()) {
-        journal_users(to);
-        nodes_[to].users_.push_back(u);
+        to_users.push_back(u);
+        journal(Entry{Entry::UserAdded, to});
       }
       ++count;
     }
-    nodes_[from].users_.resize(kept);
+    from_users.resize(kept);
     return count;
   }
 
@@ -180,10 +192,10 @@ class Graph {
     if (!n.users_.empty())
       throw GraphError("cannot erase '" + n.name_ + "': it still has " +
                        std::to_string(n.users_.size()) + " user(s)");
-    journal(Entry{Entry::Erased, id, {}, {}, {}, n.prev_, n.next_});
+    journal(Entry{Entry::Erased, id, n.prev_, n.next_});
     drop_uses(id);
     unlink(id);
-    names_.erase(n.name_);
+    names_.erase(n.name_, id);
     n.alive_ = false;
     --live_;
   }
@@ -210,18 +222,18 @@ class Graph {
   /// Re-resolves every node's arguments against its op's signature; call after registering
   /// schemas for ops that were read without one.
   void rebind_signatures() {
-    for (Node& n : nodes()) bind_signature(n);
+    for (Node& n : nodes()) n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);
   }
 
   /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes). A
   /// counter per base makes a run of fresh names linear, not quadratic, as FX's namespace does.
   std::string unique_name(std::string_view base) const {
     std::string b(base);
-    if (!names_.count(b)) return b;
+    if (find(b) == no_node) return b;
     std::size_t& next = next_suffix_[b];
     for (std::size_t i = std::max<std::size_t>(next, 1);; ++i) {
       std::string c = b + "_" + std::to_string(i);
-      if (!names_.count(c)) {
+      if (find(c) == no_node) {
         next = i + 1;
         return c;
       }
@@ -239,12 +251,12 @@ class Graph {
     explicit Transaction(Graph& g) : g_(g) {
       if (g_.journaling_) throw GraphError("nested graph transactions are not supported");
       g_.journaling_ = true;
-      g_.journal_.clear();
+      g_.clear_journal();
     }
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
     void commit() {
-      g_.journal_.clear();
+      g_.clear_journal();
       g_.journaling_ = false;
       done_ = true;
     }
@@ -263,13 +275,20 @@ class Graph {
   };
 
  private:
+  /// One journaled change. Changes to users lists are recorded as the single element added or
+  /// removed, so journaling a node's creation or erasure allocates nothing; the rarer changes
+  /// of a node's arguments (set_args, and replace_all_uses inside a transaction) save copies.
   struct Entry {
-    enum Type { Created, ArgsChanged, Erased, UsersChanged } type;
+    enum Type : std::uint8_t { Created, Erased, UserAdded, UserRemoved, ArgsChanged, UsersChanged } type;
     NodeId id;
+    // Erased: the neighbours (prev, next). UserRemoved: (position, user).
+    // ArgsChanged / UsersChanged: (index into saved_args_ / saved_users_, unused).
+    std::uint32_t a = 0;
+    std::uint32_t b = 0;
+  };
+  struct SavedArgs {
     std::vector<Value> args;
     std::vector<Kwarg> kwargs;
-    std::vector<NodeId> users;
-    NodeId prev = no_node, next = no_node;
   };
 
   bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
@@ -288,35 +307,35 @@ class Graph {
     return unique_name(rest.substr(0, rest.find('.')));
   }
 
-  /// Resolves schema parameters to where the node writes them. Throws when they do not fit.
-  static void bind_signature(Node& n) {
-    n.signature_ = nullptr;
-    n.arg_where_.clear();
-    if (n.kind_ != NodeKind::CallFunction || n.op_ == no_op) return;
-    const OpSignature* sig = OpRegistry::global().signature(n.op_);
-    if (!sig) return;
+  /// Resolves schema parameters to where the arguments write them: fills `where` and returns
+  /// the signature (nullptr when the op has none). Throws when the arguments do not fit.
+  static const OpSignature* bind(NodeKind kind, OpId op, std::span<const Value> args,
+                                 std::span<const Kwarg> kwargs, Node::ArgWhere& where) {
+    where.clear();
+    if (kind != NodeKind::CallFunction || op == no_op) return nullptr;
+    const OpSignature* sig = OpRegistry::global().signature(op);
+    if (!sig) return nullptr;
     auto fail = [&](const std::string& why) {
-      throw GraphError(std::string(op_name(n.op_)) + ": " + why);
+      throw GraphError(std::string(op_name(op)) + ": " + why);
     };
     std::size_t positional = 0;
     while (positional < sig->params.size() && !sig->params[positional].kwarg_only) ++positional;
-    if (n.args_.size() > positional)
+    if (args.size() > positional)
       fail("takes at most " + std::to_string(positional) + " positional arguments, got " +
-           std::to_string(n.args_.size()));
-    std::vector<std::int16_t> where(sig->params.size(), Node::from_default);
-    for (std::size_t i = 0; i < n.args_.size(); ++i) where[i] = static_cast<std::int16_t>(i);
-    for (std::size_t k = 0; k < n.kwargs_.size(); ++k) {
-      int p = sig->find(n.kwargs_[k].name);
-      if (p < 0) fail("has no argument '" + n.kwargs_[k].name + "'");
+           std::to_string(args.size()));
+    where.resize(sig->params.size(), Node::from_default);
+    for (std::size_t i = 0; i < args.size(); ++i) where[i] = static_cast<std::int16_t>(i);
+    for (std::size_t k = 0; k < kwargs.size(); ++k) {
+      int p = sig->find(kwargs[k].name);
+      if (p < 0) fail("has no argument '" + kwargs[k].name + "'");
       if (where[static_cast<std::size_t>(p)] != Node::from_default)
-        fail("argument '" + n.kwargs_[k].name + "' given twice");
+        fail("argument '" + kwargs[k].name + "' given twice");
       where[static_cast<std::size_t>(p)] = static_cast<std::int16_t>(-static_cast<int>(k) - 1);
     }
     for (std::size_t i = 0; i < where.size(); ++i)
       if (where[i] == Node::from_default && !sig->params[i].default_value)
         fail("missing required argument '" + sig->params[i].name + "'");
-    n.arg_where_ = std::move(where);
-    n.signature_ = sig;
+    return sig;
   }
 
   template <class F>
@@ -324,22 +343,29 @@ class Graph {
     for (const Value& v : n.args_) v.for_each_node(f);
     for (const Kwarg& k : n.kwargs_) k.value.for_each_node(f);
   }
+  /// Lists `id` as a user of each of its inputs. `id` has no uses recorded when this runs (it
+  /// is new, or drop_uses ran), so an input that already lists it got it in this very call, as
+  /// its last user: checking the last element is enough, and costs O(1) however many users
+  /// the input has.
   void add_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
-      auto& u = nodes_[in].users_;
-      if (std::find(u.begin(), u.end(), id) == u.end()) {
-        journal_users(in);
+      Node::Users& u = nodes_[in].users_;
+      if (u.empty() || u.back() != id) {
         u.push_back(id);
+        journal(Entry{Entry::UserAdded, in});
       }
     });
   }
   void drop_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
-      auto& u = nodes_[in].users_;
-      auto it = std::find(u.begin(), u.end(), id);
-      if (it != u.end()) {
-        journal_users(in);
-        u.erase(it);
+      Node::Users& u = nodes_[in].users_;
+      // Search from the end: the user erased is most often a recent one.
+      for (std::size_t i = u.size(); i-- > 0;) {
+        if (u[i] == id) {
+          u.erase_at(i);
+          journal(Entry{Entry::UserRemoved, in, static_cast<std::uint32_t>(i), id});
+          break;
+        }
       }
     });
   }
@@ -377,10 +403,22 @@ class Graph {
   }
 
   void journal(Entry e) {
-    if (journaling_) journal_.push_back(std::move(e));
+    if (journaling_) journal_.push_back(e);
   }
   void journal_users(NodeId id) {
-    if (journaling_) journal_.push_back(Entry{Entry::UsersChanged, id, {}, {}, nodes_[id].users_});
+    if (!journaling_) return;
+    journal_.push_back(Entry{Entry::UsersChanged, id, static_cast<std::uint32_t>(saved_users_.size())});
+    saved_users_.push_back(nodes_[id].users_);
+  }
+  void journal_args(NodeId id) {
+    if (!journaling_) return;
+    journal_.push_back(Entry{Entry::ArgsChanged, id, static_cast<std::uint32_t>(saved_args_.size())});
+    saved_args_.push_back(SavedArgs{nodes_[id].args_, nodes_[id].kwargs_});
+  }
+  void clear_journal() {
+    journal_.clear();  // plain entries: keeps its capacity for the next transaction
+    saved_args_.clear();
+    saved_users_.clear();
   }
   void undo() {
     for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) {
@@ -388,40 +426,48 @@ class Graph {
       switch (it->type) {
         case Entry::Created:
           unlink(n.id_);
-          names_.erase(n.name_);
+          names_.erase(n.name_, n.id_);
           n.alive_ = false;
           --live_;
           nodes_.pop_back();  // created nodes are the newest: undone newest first
           break;
-        case Entry::ArgsChanged:
-          n.args_ = std::move(it->args);
-          n.kwargs_ = std::move(it->kwargs);
-          bind_signature(n);
-          break;
         case Entry::Erased:
           n.alive_ = true;
           ++live_;
-          names_.emplace(n.name_, n.id_);
-          n.prev_ = it->prev;
-          n.next_ = it->next;
-          if (it->prev == no_node) head_ = n.id_; else nodes_[it->prev].next_ = n.id_;
-          if (it->next == no_node) tail_ = n.id_; else nodes_[it->next].prev_ = n.id_;
+          names_.insert(n.name_, n.id_);
+          n.prev_ = it->a;
+          n.next_ = it->b;
+          if (n.prev_ == no_node) head_ = n.id_; else nodes_[n.prev_].next_ = n.id_;
+          if (n.next_ == no_node) tail_ = n.id_; else nodes_[n.next_].prev_ = n.id_;
+          break;
+        case Entry::UserAdded:
+          n.users_.pop_back();
+          break;
+        case Entry::UserRemoved:
+          n.users_.insert_at(it->a, it->b);
+          break;
+        case Entry::ArgsChanged:
+          n.args_ = std::move(saved_args_[it->a].args);
+          n.kwargs_ = std::move(saved_args_[it->a].kwargs);
+          n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);  // bound before: cannot throw
           break;
         case Entry::UsersChanged:
-          n.users_ = std::move(it->users);
+          n.users_ = saved_users_[it->a];
           break;
       }
     }
-    journal_.clear();
+    clear_journal();
   }
 
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, NodeId> names_;
+  NameIndex names_;
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;
   bool journaling_ = false;
   std::vector<Entry> journal_;
+  std::vector<SavedArgs> saved_args_;
+  std::vector<Node::Users> saved_users_;
 };
 
 }  // namespace ctmatch

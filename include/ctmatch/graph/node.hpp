@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "op.hpp"
+#include "small_vector.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -96,7 +97,7 @@ class Node {
   }
 
   /// Distinct nodes that use this one, in the order they became users.
-  std::span<const NodeId> users() const { return users_; }
+  std::span<const NodeId> users() const { return {users_.data(), users_.size()}; }
   std::size_t num_users() const { return users_.size(); }
 
   TensorMeta meta;
@@ -114,9 +115,12 @@ class Node {
   std::string target_;
   std::vector<Value> args_;
   std::vector<Kwarg> kwargs_;
-  std::vector<NodeId> users_;
+  // Inline capacity: most nodes have at most four users and ops at most eight parameters.
+  using Users = SmallVector<NodeId, 4>;
+  using ArgWhere = SmallVector<std::int16_t, 8>;
+  Users users_;
   const OpSignature* signature_ = nullptr;
-  std::vector<std::int16_t> arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
+  ArgWhere arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
   NodeId prev_ = no_node, next_ = no_node;
   std::uint64_t order_ = 0;  // increases along the node list: O(1) "comes before"
 };

@@ -6,6 +6,7 @@
 //
 // Names are spelled as torch.export and FX spell targets, without the `torch.ops.` prefix:
 // `aten.add.Tensor`, `aten.mm.default`, `seedlib.scale_cast.default`, `operator.getitem`.
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -71,7 +72,9 @@ class OpRegistry {
     return entries_.at(id).name;
   }
   /// The op's signature, or nullptr when its schema is unknown. Stable for the process.
+  /// Every node creation asks for it: for the first `fast_ops` ops it is one atomic load, no lock.
   const OpSignature* signature(OpId id) const {
+    if (id < fast_ops) return fast_signatures_[id].load(std::memory_order_acquire);
     std::lock_guard lock(mutex_);
     return id < entries_.size() ? entries_[id].signature : nullptr;
   }
@@ -83,6 +86,7 @@ class OpRegistry {
     if (e.signature) return false;
     signatures_.push_back(std::make_unique<OpSignature>(std::move(sig)));
     e.signature = signatures_.back().get();
+    if (id < fast_ops) fast_signatures_[id].store(e.signature, std::memory_order_release);
     return true;
   }
   std::size_t size() const {
@@ -96,7 +100,9 @@ class OpRegistry {
     std::string name;
     const OpSignature* signature;
   };
+  static constexpr OpId fast_ops = 4096;
   mutable std::mutex mutex_;
+  std::atomic<const OpSignature*> fast_signatures_[fast_ops] = {};  // set once each, read lock-free
   std::deque<Entry> entries_;  // deque: names stay put while more ops are interned
   std::unordered_map<std::string, OpId> ids_;
   std::vector<std::unique_ptr<OpSignature>> signatures_;

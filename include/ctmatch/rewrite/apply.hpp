@@ -51,6 +51,8 @@ struct PassContext {
   PassStats& stats;
   MutationRegions regions;
   NameCounter names;
+  /// The nodes the current rewrite created (the builder's buffer, reused across rewrites).
+  std::vector<NodeId> created;
   /// Filled by apply_rule when it commits: the node that took the root's uses, the nodes
   /// created, and the inputs of the nodes erased (for the fixpoint worklist).
   NodeId last_replacement = no_node;
@@ -154,7 +156,7 @@ ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();
   NodeId repl = no_node;
-  RewriteBuilder b(g, root, cx.names);
+  RewriteBuilder b(g, root, cx.names, cx.created);
   try {
     // Only building the replacement can fail (the rule declines or throws, an argument does
     // not fit a schema, a new node would come before one of its inputs): it runs in a
@@ -179,9 +181,13 @@ ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId
   }
   if (!cx.options.verify_each_rewrite) redirect_and_erase(g, root, repl, matched, cx);
 
-  // Carry the root's metadata over to a new replacement that has none.
+  // Carry the root's metadata over to a new replacement that has none. The root is usually
+  // erased by now (nothing reads an erased node's metadata): then it is moved, not copied.
   bool repl_is_new = repl >= ids_before;
-  if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) g[repl].meta = g[root].meta;
+  if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) {
+    if (g[root].alive()) g[repl].meta = g[root].meta;
+    else g[repl].meta = std::move(g[root].meta);
+  }
   if (cx.regions.any())
     for (NodeId c : b.created()) cx.regions.inherit(c, root);
   std::size_t added = g.id_bound() - ids_before;

@@ -3,6 +3,9 @@
 // match (as Inductor's `graph.inserting_before(root)` does), in creation order, and gets a
 // fresh FX-style name (`addmm`, `addmm_1`, ...). The builder remembers what it created, so the
 // driver can count nodes added, carry metadata over and check the new nodes.
+#include <charconv>
+#include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,21 +20,27 @@ namespace ctmatch {
 /// the graph's id bound at the start of the pass. Graph::unique_name probes `base_1`, `base_2`,
 /// ... from 1 each time, which costs a probe per existing node of that op (gpt2 has 200 views)
 /// and is quadratic when a pass creates many; numbers above the id bound are almost never
-/// taken, so a name costs one or two lookups.
+/// taken, so a name costs one or two lookups. The counters and the bases (`mm` for
+/// `aten.mm.default`) are kept per op id, and candidates are formatted into a fixed buffer:
+/// naming a node allocates nothing beyond the name it returns.
 class NameCounter {
  public:
   std::string fresh(const Graph& g, std::string_view base) {
-    std::string b(base);
-    if (g.find(b) == no_node) return b;
-    std::size_t& next = next_[b];
-    if (next == 0) next = g.id_bound();
-    for (;; ++next) {
-      std::string c = b + "_" + std::to_string(next);
-      if (g.find(c) == no_node) {
-        ++next;
-        return c;
-      }
+    if (g.find(base) == no_node) return std::string(base);
+    auto it = by_base_.find(std::string(base));
+    if (it == by_base_.end()) it = by_base_.emplace(std::string(base), 0).first;
+    return numbered(g, base, it->second);
+  }
+  /// A fresh name for a node of op `op`: fresh(g, base_of(op)) without the string work.
+  std::string fresh_for(const Graph& g, OpId op) {
+    if (op >= per_op_.size()) per_op_.resize(op + 1);
+    PerOp& p = per_op_[op];
+    if (!p.next) {
+      p.base = base_of(op);
+      p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
     }
+    if (g.find(p.base) == no_node) return p.base;
+    return numbered(g, p.base, *p.next);
   }
   /// `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`, `bench.sdpa.default` -> `sdpa`.
   static std::string_view base_of(OpId op) {
@@ -41,12 +50,46 @@ class NameCounter {
   }
 
  private:
-  std::unordered_map<std::string, std::size_t> next_;
+  struct PerOp {
+    std::string base;
+    std::size_t* next = nullptr;  // into by_base_, whose elements do not move
+  };
+  /// `base_K`, K from `next` up (first call: the graph's id bound), the first that is free.
+  static std::string numbered(const Graph& g, std::string_view base, std::size_t& next) {
+    if (next == 0) next = g.id_bound();
+    char small[64];
+    std::string big;
+    char* buf = small;
+    std::size_t cap = sizeof small;
+    if (base.size() + 22 > cap) {  // '_' and up to 20 digits
+      big.resize(base.size() + 22);
+      buf = big.data();
+      cap = big.size();
+    }
+    std::memcpy(buf, base.data(), base.size());
+    buf[base.size()] = '_';
+    for (;; ++next) {
+      char* end = std::to_chars(buf + base.size() + 1, buf + cap, next).ptr;
+      std::string_view c(buf, static_cast<std::size_t>(end - buf));
+      if (g.find(c) == no_node) {
+        ++next;
+        return std::string(c);
+      }
+    }
+  }
+
+  std::vector<PerOp> per_op_;
+  std::unordered_map<std::string, std::size_t> by_base_;
 };
 
 class RewriteBuilder {
  public:
-  RewriteBuilder(Graph& g, NodeId root, NameCounter& names) : g_(g), root_(root), names_(names) {}
+  /// `created` is where the builder lists the nodes it creates (cleared first): a buffer the
+  /// driver reuses from one rewrite to the next.
+  RewriteBuilder(Graph& g, NodeId root, NameCounter& names, std::vector<NodeId>& created)
+      : g_(g), root_(root), names_(names), created_(created) {
+    created_.clear();
+  }
 
   const Graph& graph() const { return g_; }
   const Node& operator[](NodeId id) const { return g_[id]; }
@@ -56,8 +99,7 @@ class RewriteBuilder {
   /// A new call_function node before the root. Throws GraphError when the arguments do not fit
   /// the op's signature (the driver then rolls the rewrite back).
   NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {}) {
-    std::string name = names_.fresh(g_, NameCounter::base_of(op));
-    NodeId id = g_.call(op, std::move(args), std::move(kwargs), root_, std::move(name));
+    NodeId id = g_.call(op, std::move(args), std::move(kwargs), root_, names_.fresh_for(g_, op));
     created_.push_back(id);
     return id;
   }
@@ -70,7 +112,7 @@ class RewriteBuilder {
   Graph& g_;
   NodeId root_;
   NameCounter& names_;
-  std::vector<NodeId> created_;
+  std::vector<NodeId>& created_;
 };
 
 }  // namespace ctmatch

@@ -199,6 +199,7 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
   std::size_t last_positional = 0;
   for (std::size_t i = 0; i < num_positional; ++i)
     if (given[i]) last_positional = i + 1;
+  args.reserve(last_positional);
   const OpSignature* sig = OpRegistry::global().signature(op);
   for (std::size_t i = 0; i < last_positional; ++i) {
     if (given[i]) args.push_back(std::move(*given[i]));
@@ -207,6 +208,7 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
                           std::string(OpT::schema.args[i].name) + "'");
   }
   std::vector<Kwarg> kwargs;
+  if constexpr (num_args > num_positional) kwargs.reserve(num_args - num_positional);
   for (std::size_t i = num_positional; i < num_args; ++i)
     if (given[i]) kwargs.push_back(Kwarg{std::string(OpT::schema.args[i].name), std::move(*given[i])});
   forward(mask, kwargs);

@@ -137,6 +137,9 @@ class DispatchTable {
   template <class Set>
   explicit DispatchTable(const Set& set) {
     std::vector<std::pair<OpId, std::uint16_t>> pairs;
+    std::size_t total = 0;
+    set.for_each([&](const auto& r, std::size_t) { total += r.root_ops().size(); });
+    pairs.reserve(total);
     OpId bound = 0;
     set.for_each([&](const auto& r, std::size_t i) {
       if (!set.enabled(i)) return;

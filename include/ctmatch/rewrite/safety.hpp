@@ -22,6 +22,7 @@ namespace ctmatch {
 inline bool is_mutating(const Node& n) {
   if (n.kind() == NodeKind::CallFunction) {
     if (const OpSignature* s = n.signature(); s && s->is_mutable) return true;
+    if (n.kwargs().empty()) return false;
   } else if (n.kind() == NodeKind::CallMethod) {
     // In-place tensor methods end in one underscore (`add_`, `copy_`), dunders do not.
     const std::string& t = n.target();
@@ -37,20 +38,23 @@ inline bool is_mutating(const Node& n) {
 /// the region of the root they were inserted before (they sit right before it).
 class MutationRegions {
  public:
-  explicit MutationRegions(const Graph& g) : region_(g.id_bound(), 0) {
+  /// Graphs without any mutating node (most) get no table at all.
+  explicit MutationRegions(const Graph& g) {
     std::uint32_t r = 0;
     for (const Node& n : g.nodes()) {
       if (is_mutating(n)) {
+        if (!any_) region_.assign(g.id_bound(), 0);
         ++r;
         any_ = true;
       }
-      region_[n.id()] = r;
+      if (any_) region_[n.id()] = r;
     }
   }
   /// Whether the graph has any mutating node at all (else the check is skipped).
   bool any() const { return any_; }
   std::uint32_t operator[](NodeId id) const { return id < region_.size() ? region_[id] : 0; }
   void inherit(NodeId created, NodeId root) {
+    if (!any_) return;
     if (created >= region_.size()) region_.resize(created + 1, 0);
     region_[created] = (*this)[root];
   }

@@ -50,6 +50,7 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     DispatchTable table(set);
     PassContext cx(g, options, stats);
     std::vector<NodeId> candidates;
+    candidates.reserve(g.size());
     for (NodeId id = g.first(); id != no_node; id = g.next(id))
       if (g[id].kind() == NodeKind::CallFunction && table.has_rules(g[id].op())) candidates.push_back(id);
     for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
