@@ -196,3 +196,51 @@ TEST_CASE("new node names are fresh and FX-like, also when many share a base") {
   for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
   verify(g);
 }
+
+TEST_CASE("fresh names count up from the id bound, skip taken ones, and ops of one base share a counter") {
+  Graph g;
+  NodeId prev = g.placeholder("x");
+  g.placeholder("view_14");  // the first two numbers the pass will try
+  g.placeholder("view_15");
+  for (int i = 0; i < 10; ++i) prev = g.call(view_op(), {NodeRef{prev}, ints({4, i + 1})});
+  g.output({NodeRef{prev}});
+  REQUIRE(g.id_bound() == 14);
+  std::set<std::string> before;
+  for (const Node& n : g.nodes()) before.insert(n.name());
+  PassStats st = sweep(g, rule_set(ViewView<>{}), checked());
+  CHECK(st.rules[0].matches == 5);
+  std::set<std::string> created;
+  for (const Node& n : g.nodes())
+    if (!before.count(n.name())) created.insert(n.name());
+  CHECK(created == std::set<std::string>{"view_16", "view_17", "view_18", "view_19", "view_20"});
+  for (const Node& n : g.nodes()) CHECK(g.find(n.name()) == n.id());
+
+  g.placeholder("view");  // the pass erased the first `view`: take the base name again
+  REQUIRE(g.id_bound() == 20);
+  NameCounter names;  // one counter for the base `view`, whether asked by op or by base; from 20
+  CHECK(names.fresh_for(g, view_op()) == "view_21");
+  CHECK(names.fresh(g, "view") == "view_22");
+  CHECK(names.fresh_for(g, view_op()) == "view_23");
+  CHECK(names.fresh(g, "unused") == "unused");
+}
+
+TEST_CASE("repeated passes keep every name unique and the builder's list of created nodes exact") {
+  Graph g = view_chain(300);
+  for (int pass = 0; pass < 4; ++pass) {
+    PassOptions o = checked();
+    o.verify_each_rewrite = false;
+    sweep(g, rule_set(ViewView<>{}), o);
+  }
+  CHECK(count_op(g, view_op()) == 19);  // 300 -> 150 -> 75 -> 38 -> 19
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) {
+    CHECK(names.insert(n.name()).second);
+    CHECK(g.find(n.name()) == n.id());
+  }
+  // The fixpoint driver follows the nodes each rewrite created (the builder's reused buffer).
+  Graph h = view_chain(64);
+  PassStats st = fixpoint(h, rule_set(ViewView<>{}), checked());
+  CHECK(count_op(h, view_op()) == 1);
+  CHECK(st.rules[0].matches == 63);
+  verify(h);
+}

@@ -1,0 +1,263 @@
+// The graph's storage mechanisms: SmallVector (inline storage for users and schema bindings),
+// NameIndex (the flat name table), users lists and the journal past the inline capacity, and
+// graph copies.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <ctmatch/graph.hpp>
+
+using namespace ctmatch;
+
+namespace {
+OpId op2() { return intern_op("storage.op2.default"); }
+// A signature with ten parameters: more than the eight a node binds inline.
+OpId wide_op() {
+  static OpId id = [] {
+    OpId op = intern_op("storage.wide.default");
+    OpSignature sig;
+    sig.params.push_back({"x", false, std::nullopt});
+    for (int i = 1; i < 10; ++i) sig.params.push_back({"k" + std::to_string(i), true, Value(std::int64_t{i})});
+    OpRegistry::global().set_signature(op, sig);
+    return op;
+  }();
+  return id;
+}
+std::vector<NodeId> users_of(const Graph& g, NodeId n) { return {g[n].users().begin(), g[n].users().end()}; }
+
+struct Snapshot {
+  std::vector<std::string> names;
+  std::vector<std::vector<Value>> args;
+  std::vector<std::vector<NodeId>> users;
+  friend bool operator==(const Snapshot&, const Snapshot&) = default;
+};
+Snapshot snapshot(const Graph& g) {
+  Snapshot s;
+  for (const Node& n : g.nodes()) {
+    s.names.push_back(n.name());
+    s.args.emplace_back(n.args().begin(), n.args().end());
+    s.users.emplace_back(n.users().begin(), n.users().end());
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("SmallVector grows past its inline capacity and keeps its elements") {
+  SmallVector<std::uint32_t, 4> v;
+  CHECK(v.is_inline());
+  for (std::uint32_t i = 0; i < 4; ++i) v.push_back(i * 10);
+  CHECK(v.is_inline());
+  CHECK(v.size() == 4);
+  v.push_back(40);  // the fifth element moves the storage to the heap
+  CHECK_FALSE(v.is_inline());
+  for (std::uint32_t i = 5; i < 100; ++i) v.push_back(i * 10);
+  REQUIRE(v.size() == 100);
+  for (std::uint32_t i = 0; i < 100; ++i) CHECK(v[i] == i * 10);
+  v.push_back(v[0]);  // an element of the vector itself, at a growth
+  CHECK(v.back() == 0);
+
+  SmallVector<std::uint32_t, 4> copy = v;  // heap copy: independent storage
+  copy[0] = 7;
+  CHECK(v[0] == 0);
+  CHECK(copy.size() == v.size());
+  SmallVector<std::uint32_t, 4> moved = std::move(copy);
+  CHECK(moved[0] == 7);
+  CHECK(moved.size() == 101);
+  CHECK(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from vector is empty
+  CHECK(copy.is_inline());
+
+  SmallVector<std::uint32_t, 4> small;  // inline copy and move
+  small.push_back(1);
+  small.push_back(2);
+  SmallVector<std::uint32_t, 4> small2 = small;
+  small2.push_back(3);
+  CHECK(small.size() == 2);
+  SmallVector<std::uint32_t, 4> small3 = std::move(small2);
+  CHECK(small3.size() == 3);
+  CHECK(small3[2] == 3);
+  small3 = v;  // inline <- heap
+  CHECK(small3 == v);
+  small3 = small;  // heap-capacity vector <- inline one
+  CHECK(small3 == small);
+  const auto& alias = small3;
+  small3 = alias;  // self-assignment keeps it
+  CHECK(small3.size() == 2);
+}
+
+TEST_CASE("SmallVector insert_at, erase_at and resize keep the order") {
+  SmallVector<std::int16_t, 8> v;
+  v.resize(6, std::int16_t{-1});
+  CHECK(v.size() == 6);
+  CHECK(std::all_of(v.begin(), v.end(), [](std::int16_t x) { return x == -1; }));
+  for (std::int16_t i = 0; i < 6; ++i) v[static_cast<std::size_t>(i)] = i;
+  v.insert_at(0, 100);
+  v.insert_at(3, 101);
+  v.insert_at(v.size(), 102);  // 9 elements: past the inline capacity
+  CHECK_FALSE(v.is_inline());
+  std::vector<std::int16_t> expect{100, 0, 1, 101, 2, 3, 4, 5, 102};
+  CHECK(std::vector<std::int16_t>(v.begin(), v.end()) == expect);
+  v.erase_at(3);
+  v.erase_at(0);
+  v.erase_at(v.size() - 1);
+  expect = {0, 1, 2, 3, 4, 5};
+  CHECK(std::vector<std::int16_t>(v.begin(), v.end()) == expect);
+  v.resize(20);
+  CHECK(v[19] == 0);
+  v.clear();
+  CHECK(v.empty());
+}
+
+TEST_CASE("NameIndex agrees with a map through random inserts and erases") {
+  // Many names in a small table: long probe runs, so erasure must shift entries back correctly.
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) names.push_back("n" + std::to_string(i % 7) + "_" + std::to_string(i));
+  NameIndex index;
+  std::map<std::string, NodeId> ref;
+  auto name_of = [&](NodeId id) { return std::string_view(names[id]); };
+  std::mt19937 rng(12345);
+  for (int step = 0; step < 20000; ++step) {
+    NodeId id = static_cast<NodeId>(rng() % names.size());
+    if (ref.count(names[id])) {
+      CHECK(index.erase(names[id], id));
+      ref.erase(names[id]);
+    } else {
+      index.insert(names[id], id);
+      ref.emplace(names[id], id);
+    }
+    if (step % 1000 == 0) {
+      for (NodeId i = 0; i < names.size(); ++i) {
+        auto it = ref.find(names[i]);
+        CHECK(index.find(names[i], name_of) == (it == ref.end() ? no_node : it->second));
+      }
+    }
+  }
+  CHECK(index.size() == ref.size());
+  for (const auto& [name, id] : ref) CHECK(index.find(name, name_of) == id);
+  CHECK(index.find("absent", name_of) == no_node);
+  CHECK_FALSE(index.erase("absent", 0));
+}
+
+TEST_CASE("Graph::find takes a view of any string, not only whole strings") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "alpha");
+  std::string text = "alphabet";
+  CHECK(g.find(std::string_view(text).substr(0, 5)) == a);
+  CHECK(g.find(std::string_view(text)) == no_node);
+  CHECK(g.find("") == no_node);
+}
+
+TEST_CASE("users lists past the inline capacity: erase, replace and rollback keep them exact") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId y = g.placeholder("y");
+  std::vector<NodeId> us;
+  for (int i = 0; i < 9; ++i) us.push_back(g.call(op2(), {NodeRef{x}, NodeRef{y}}));
+  // A node using x three times (once in a list) is listed once.
+  NodeId triple = g.call(op2(), {NodeRef{x}, Value::list({NodeRef{x}, NodeRef{y}, NodeRef{x}})});
+  std::vector<Value> outs;
+  for (NodeId u : us) outs.push_back(NodeRef{u});
+  outs.push_back(NodeRef{triple});
+  NodeId out = g.output(outs);
+  std::vector<NodeId> expect = us;
+  expect.push_back(triple);
+  CHECK(users_of(g, x) == expect);
+  CHECK(users_of(g, y) == expect);
+  verify(g);
+
+  // Rolled back: the users come back in their original order.
+  Snapshot before = snapshot(g);
+  {
+    Graph::Transaction tx(g);
+    NodeId r = g.call(op2(), {NodeRef{y}, NodeRef{y}}, {}, us[0], "r");
+    g.replace_all_uses(us[4], r);
+    g.erase(us[4]);
+    g.replace_all_uses(us[0], r);
+    g.erase(us[0]);
+    g.set_args(us[7], {NodeRef{y}, NodeRef{y}}, {});
+    verify(g);
+    CHECK(std::count(g[x].users().begin(), g[x].users().end(), us[4]) == 0);
+  }
+  verify(g);
+  CHECK(snapshot(g) == before);
+
+  // Committed: erasing users from the middle keeps the order of the others.
+  g.replace_all_uses(us[4], us[5]);
+  g.erase(us[4]);
+  g.replace_all_uses(us[1], us[2]);
+  g.erase(us[1]);
+  expect = {us[0], us[2], us[3], us[5], us[6], us[7], us[8], triple};
+  CHECK(users_of(g, x) == expect);
+  CHECK(users_of(g, y) == expect);
+  auto out_users = users_of(g, us[5]);
+  CHECK(std::count(out_users.begin(), out_users.end(), out) == 1);
+  verify(g);
+}
+
+TEST_CASE("a schema with more parameters than the inline binding holds binds every one") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId w = g.call(wide_op(), {NodeRef{x}}, {{"k9", Value(std::int64_t{90})}, {"k2", Value(std::int64_t{20})}});
+  const Node& n = g[w];
+  REQUIRE(n.signature());
+  CHECK(n.arg(0)->node() == x);
+  CHECK(*n.arg(9)->get_if<std::int64_t>() == 90);
+  CHECK(*n.arg(2)->get_if<std::int64_t>() == 20);
+  CHECK(*n.arg(8)->get_if<std::int64_t>() == 8);  // default
+  CHECK(n.arg_written(9));
+  CHECK_FALSE(n.arg_written(8));
+  Graph copy = g;  // the heap-held binding is copied, not shared
+  g.set_args(w, {NodeRef{x}}, {});
+  CHECK(*g[w].arg(9)->get_if<std::int64_t>() == 9);
+  CHECK(*copy[w].arg(9)->get_if<std::int64_t>() == 90);
+  verify(g);
+  verify(copy);
+}
+
+TEST_CASE("a copied graph is independent and finds its names") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(op2(), {NodeRef{x}, NodeRef{x}});
+  g.output({NodeRef{a}});
+  Graph c = g;
+  NodeId b = c.call(op2(), {NodeRef{a}, NodeRef{x}}, {}, c.last(), "b");
+  c.replace_all_uses(a, b);
+  CHECK(c.find("b") == b);
+  CHECK(g.find("b") == no_node);
+  CHECK(users_of(g, a) == std::vector<NodeId>{g.last()});
+  CHECK(g.size() == 3);
+  CHECK(c.size() == 4);
+  verify(g);
+  verify(c);
+  c = g;  // copy assignment replaces the name table as well
+  CHECK(c.find("b") == no_node);
+  verify(c);
+}
+
+TEST_CASE("names stay unique and findable through many creations and erasures") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  std::vector<NodeId> live;
+  std::mt19937 rng(7);
+  for (int step = 0; step < 3000; ++step) {
+    if (!live.empty() && rng() % 3 == 0) {
+      std::size_t k = rng() % live.size();
+      g.erase(live[k]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      live.push_back(g.call(op2(), {NodeRef{x}, NodeRef{x}}));  // fresh name from the op: op2, op2_1, ...
+    }
+  }
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) {
+    CHECK(names.insert(n.name()).second);
+    CHECK(g.find(n.name()) == n.id());
+  }
+  CHECK(names.size() == live.size() + 1);
+  verify(g);
+}
