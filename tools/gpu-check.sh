@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU machine call's worth of work for the CUDA part: configure and build the CUDA targets
-# (every generated config instantiated), run the `cuda` tests (the end-to-end example among
-# them), then bench_gemm and the reference script gemm_anchor.py side by side. Logs and JSON go to $OUT (default ./gpu-out).
+# (every generated config instantiated), run the `cuda` tests, then bench_gemm and the
+# reference script gemm_anchor.py side by side. Logs and JSON go to $OUT (default ./gpu-out).
 #
 #   tools/gpu-check.sh [ANCHOR_SCRIPT]       # e.g. .gpu/gemm_anchor.py; skipped when absent
 #
@@ -28,7 +28,10 @@ t0=$(date +%s)
 cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release \
   -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_CUDA=ON -DCTMATCH_CUDA_FULL_CONFIGS=$full >"$OUT/build.log" 2>&1 || {
   tail -30 "$OUT/build.log"; exit 1; }
-targets=(ctmatch_cuda_tests bench_gemm seed_end_to_end ctmatch-tune)
+# (seed_end_to_end and ctmatch-tune are left out: with the full set they instantiate every
+# config once per output dtype, which takes far longer than the tests; build them with the
+# reduced set.)
+targets=(ctmatch_cuda_tests bench_gemm)
 cmake --build $build -j "$jobs" --target "${targets[@]}" >>"$OUT/build.log" 2>&1
 build_rc=$?
 echo "build rc=$build_rc in $(( $(date +%s) - t0 )) s"
@@ -38,7 +41,7 @@ cat "$OUT/compile_times.txt"
 grep -E "warning|error" "$OUT/build.log" | head -20
 
 echo "== tests (label cuda, and the plan tests)"
-(cd $build && ctest -L "cuda|cuda_plan" --output-on-failure --timeout 300 -V) >"$OUT/ctest.log" 2>&1
+(cd $build && ctest -L "cuda|cuda_plan" -E example_ --output-on-failure --timeout 300 -V) >"$OUT/ctest.log" 2>&1
 echo "ctest rc=$?"
 grep -E "tests passed|tests failed|Failed|\[doctest\] (test cases|assertions)" "$OUT/ctest.log" | tail -30
 

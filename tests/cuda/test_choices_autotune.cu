@@ -162,10 +162,10 @@ TEST_CASE("autotune: fastest choice, cached on disk, a hit times nothing") {
 
 TEST_CASE("autotune drops a choice after one timed run when it is far slower than the best so far") {
   // Three stand-in choices of very different, fixed durations (spin kernels): 0.1 ms, 1 ms
-  // (10x: pruned), 0.105 ms (kept). Only the counts of runs are checked, and a 10x gap cannot
-  // be mistaken for noise.
+  // (10x: pruned), 0.12 ms (kept, not close enough to be timed again). Only the counts of runs
+  // are checked, and a 10x gap cannot be mistaken for noise.
   const std::vector<MmChoice> choices{{aten_mm_uid, {}}, {cuda_mm_uid, configs[0]}, {cuda_mm_uid, configs[1]}};
-  const long long cycles[] = {200'000, 2'000'000, 210'000};  // at ~2 GHz
+  long long cycles[] = {200'000, 2'000'000, 240'000};  // at ~2 GHz
   int runs[3] = {0, 0, 0};
   auto run = [&](const MmChoice& c) {
     const auto i = static_cast<std::size_t>(std::find(choices.begin(), choices.end(), c) - choices.begin());
@@ -178,6 +178,7 @@ TEST_CASE("autotune drops a choice after one timed run when it is far slower tha
   const TimerOptions opt{3, 10, false};
   const auto r = autotune(choices, "spin", cache, timer, run, opt);
   CHECK(r.pruned == 1);
+  CHECK(r.rematched == 0);
   CHECK(runs[0] == 3 + 10);  // the first choice: warm-ups and timed runs, no probe
   CHECK(runs[1] == 2);       // probe: one warm-up, one timed run, then dropped
   CHECK(runs[2] == 2 + 1 + 10);  // probe, the remaining warm-up, timed runs
@@ -190,4 +191,14 @@ TEST_CASE("autotune drops a choice after one timed run when it is far slower tha
   const auto r2 = autotune(choices, "spin", cache2, timer, [&](const MmChoice& c) { ++all_runs; run(c); }, opt, 0.0);
   CHECK(r2.pruned == 0);
   CHECK(all_runs == 3 * 13);
+  // two choices of the same duration: both are timed again, interleaved, 10 more runs each
+  cycles[2] = cycles[0];
+  runs[0] = runs[1] = runs[2] = 0;
+  AutotuneCache cache3("");
+  const auto r3 = autotune(choices, "spin", cache3, timer, run, opt);
+  CHECK(r3.pruned == 1);
+  CHECK(r3.rematched == 2);
+  CHECK(runs[0] == 13 + 10);
+  CHECK(runs[2] == 13 + 10);
+  CHECK((r3.best == choices[0] || r3.best == choices[2]));
 }

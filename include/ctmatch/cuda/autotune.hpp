@@ -7,7 +7,9 @@
 //
 // This is the CUDA side's own small cache: it keeps the same key fields and file discipline
 // as the backend-neutral autotuner of tune/ and can be swapped for it.
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -106,6 +108,7 @@ struct AutotuneResult {
   std::vector<std::pair<MmChoice, double>> timings;  // median ms per choice, in choice order
   std::vector<std::pair<MmChoice, std::string>> failed;  // choices that threw, and why
   std::size_t pruned = 0;  // choices dropped after one timed run (see prune_ratio)
+  std::size_t rematched = 0;  // close choices timed again, interleaved (see rematch_ratio)
 };
 
 /// A choice whose first timed run is this many times slower than the best median so far is
@@ -113,11 +116,18 @@ struct AutotuneResult {
 /// choices are the expensive ones to time (on 8192^3, 18 runs of a 3.5 ms kernel each). Its
 /// one sample is what `timings` reports for it. 0 turns pruning off.
 inline constexpr double default_prune_ratio = 1.5;
+/// Choices whose medians are within this factor of the best are timed again, one run of each
+/// in turn, and the winner is taken from those medians: the clock and temperature of the GPU
+/// drift between the first timings of two choices by more than the few percent that separate
+/// close ones, and interleaving gives every contender the same conditions.
+inline constexpr double rematch_ratio = 1.05;
 
 /// Times `run(choice)` for every choice, unless the cache knows the key. A choice that throws
 /// (refused config, launch failure) is reported in `failed` and never chosen. Each choice
 /// after the first is probed with one warm-up and one timed run first (they count towards its
-/// warm-ups); if the probe exceeds prune_ratio x the best median so far, it stops there.
+/// warm-ups); if the probe exceeds prune_ratio x the best median so far, it stops there. The
+/// choices within rematch_ratio of the best are then timed again, interleaved (opt.reps runs
+/// each), and their new medians decide.
 template <class Run>
 AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string& key,
                         AutotuneCache& cache, EventTimer& timer, Run&& run,
@@ -130,6 +140,7 @@ AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string&
   }
   const auto t0 = std::chrono::steady_clock::now();
   double best_ms = 1e300;
+  std::vector<bool> full;  // per entry of r.timings: timed in full (not pruned)
   for (const MmChoice& c : choices) {
     try {
       TimerOptions rest = opt;
@@ -137,6 +148,7 @@ AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string&
         const double probe = timer.median_ms([&] { run(c); }, TimerOptions{1, 1, opt.flush_l2});
         if (probe > prune_ratio * best_ms) {
           r.timings.emplace_back(c, probe);
+          full.push_back(false);
           ++r.pruned;
           continue;
         }
@@ -144,6 +156,7 @@ AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string&
       }
       const double ms = timer.median_ms([&] { run(c); }, rest);
       r.timings.emplace_back(c, ms);
+      full.push_back(true);
       if (ms < best_ms) { best_ms = ms; r.best = c; }
     } catch (const Error& e) {
       cudaGetLastError();  // a failed launch leaves its error behind: clear it for the next choice
@@ -151,6 +164,25 @@ AutotuneResult autotune(const std::vector<MmChoice>& choices, const std::string&
     }
   }
   if (r.timings.empty()) throw Error("autotune: every choice failed for " + key);
+  std::vector<std::size_t> close;
+  for (std::size_t i = 0; i < r.timings.size(); ++i)
+    if (full[i] && r.timings[i].second <= rematch_ratio * best_ms) close.push_back(i);
+  if (close.size() > 1) {
+    std::vector<std::vector<double>> samples(close.size());
+    for (int rep = 0; rep < opt.reps; ++rep)
+      for (std::size_t j = 0; j < close.size(); ++j)
+        samples[j].push_back(timer.samples_ms([&] { run(r.timings[close[j]].first); },
+                                              TimerOptions{0, 1, opt.flush_l2})[0]);
+    best_ms = 1e300;
+    for (std::size_t j = 0; j < close.size(); ++j) {
+      auto& v = samples[j];
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      auto& [c, ms] = r.timings[close[j]];
+      ms = v[v.size() / 2];
+      if (ms < best_ms) { best_ms = ms; r.best = c; }
+    }
+    r.rematched = close.size();
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cache.store(key, r.best, best_ms);
   return r;

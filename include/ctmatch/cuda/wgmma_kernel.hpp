@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       sm90::mbar_init(&full[s], 1);                       // the producer's expect_tx arrival
-      sm90::mbar_init(&empty[s], P::consumers * 128);     // every consumer thread
+      sm90::mbar_init(&empty[s], P::consumers * 4);       // one arrival per consumer warp
     }
     sm90::mbar_init_fence();
   }
@@ -152,15 +152,16 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
         sm90::wgmma_commit();
 #pragma unroll
         for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
-        // The group before this one has retired: its stage can be refilled.
+        // The group before this one has retired (wait_group is warp-synchronous, so for every
+        // lane of this warp): lane 0 hands its stage back to the producer for the warp.
         sm90::wgmma_wait<1>();
-        if (prev_s >= 0) sm90::mbar_arrive(&empty[prev_s]);
+        if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
         prev_s = s;
       }
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
-      if (prev_s >= 0) sm90::mbar_arrive(&empty[prev_s]);
+      if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
 
       // Epilogue from the m64nBN fragments: per 8 columns j, registers 4j..4j+3 hold rows
       // lane/4 (+8) and columns 2*(lane%4) + {0, 1} of the warp's 16 rows.
