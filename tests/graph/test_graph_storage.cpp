@@ -119,6 +119,7 @@ TEST_CASE("NameIndex agrees with a map through random inserts and erases") {
   NameIndex index;
   std::map<std::string, NodeId> ref;
   auto name_of = [&](NodeId id) { return std::string_view(names[id]); };
+  auto all_live = [](NodeId) { return true; };
   std::mt19937 rng(12345);
   for (int step = 0; step < 20000; ++step) {
     NodeId id = static_cast<NodeId>(rng() % names.size());
@@ -126,19 +127,19 @@ TEST_CASE("NameIndex agrees with a map through random inserts and erases") {
       CHECK(index.erase(names[id], id));
       ref.erase(names[id]);
     } else {
-      index.insert(names[id], id);
+      index.insert(names[id], id, all_live);
       ref.emplace(names[id], id);
     }
     if (step % 1000 == 0) {
       for (NodeId i = 0; i < names.size(); ++i) {
         auto it = ref.find(names[i]);
-        CHECK(index.find(names[i], name_of) == (it == ref.end() ? no_node : it->second));
+        CHECK(index.find(names[i], name_of, all_live) == (it == ref.end() ? no_node : it->second));
       }
     }
   }
   CHECK(index.size() == ref.size());
-  for (const auto& [name, id] : ref) CHECK(index.find(name, name_of) == id);
-  CHECK(index.find("absent", name_of) == no_node);
+  for (const auto& [name, id] : ref) CHECK(index.find(name, name_of, all_live) == id);
+  CHECK(index.find("absent", name_of, all_live) == no_node);
   CHECK_FALSE(index.erase("absent", 0));
 }
 
@@ -259,5 +260,51 @@ TEST_CASE("names stay unique and findable through many creations and erasures") 
     CHECK(g.find(n.name()) == n.id());
   }
   CHECK(names.size() == live.size() + 1);
+  verify(g);
+}
+
+TEST_CASE("NameIndex skips entries of nodes that are not live and drops them when it grows") {
+  std::vector<std::string> names{"a", "b", "a"};  // node 2 takes the name of node 0 once 0 is gone
+  std::vector<bool> alive{true, true, false};
+  auto name_of = [&](NodeId id) { return std::string_view(names[id]); };
+  auto live = [&](NodeId id) { return id < alive.size() && alive[id]; };
+  NameIndex index;
+  CHECK(index.insert_unique("a", 0, name_of, live) == no_node);
+  CHECK(index.insert_unique("b", 1, name_of, live) == no_node);
+  CHECK(index.insert_unique("a", 2, name_of, live) == 0);  // "a" is taken by live node 0
+  alive[0] = false;                                         // node 0 erased: its entry stays
+  CHECK(index.find("a", name_of, live) == no_node);
+  CHECK(index.insert_unique("a", 2, name_of, live) == no_node);
+  alive[2] = true;
+  CHECK(index.find("a", name_of, live) == 2);
+  CHECK(index.size() == 3);  // the dead entry of node 0 is still held
+  for (NodeId i = 3; i < 40; ++i) {  // growth rehashes and drops it
+    names.push_back("n" + std::to_string(i));
+    alive.push_back(true);
+    index.insert(names[i], i, live);
+  }
+  CHECK(index.size() == 39);
+  CHECK(index.find("a", name_of, live) == 2);
+  alive[0] = true;  // even if node 0 came back, its entry is gone
+  CHECK(index.find("a", name_of, live) == 2);
+}
+
+TEST_CASE("erased names are free again, and a rollback brings an erased name back even after a rehash") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId keep = g.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "keep");
+  g.erase(keep);
+  CHECK(g.find("keep") == no_node);
+  NodeId again = g.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "keep");
+  CHECK(g.find("keep") == again);
+  CHECK_THROWS_AS(g.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "keep"), GraphError);
+  {
+    Graph::Transaction tx(g);
+    g.erase(again);
+    for (int i = 0; i < 300; ++i) g.call(op2(), {NodeRef{x}, NodeRef{x}});  // the name table grows
+    CHECK(g.find("keep") == no_node);
+  }
+  CHECK(g.find("keep") == again);
+  CHECK(g.size() == 2);
   verify(g);
 }

@@ -59,7 +59,7 @@ class Graph {
   NodeId prev(NodeId id) const { return nodes_[id].prev_; }
   /// The live node called `name`, or no_node.
   NodeId find(std::string_view name) const {
-    return names_.find(name, [this](NodeId id) { return std::string_view(nodes_[id].name_); });
+    return names_.find(name, name_of(), is_live());
   }
   /// Makes room for `n` nodes in all (ids included) without moving the arena.
   void reserve(std::size_t n) {
@@ -96,7 +96,6 @@ class Graph {
   /// signature; nothing is changed then.
   NodeId create(NodeSpec spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
-    if (find(spec.name) != no_node) throw GraphError("duplicate node name '" + spec.name + "'");
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
     if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");
@@ -104,6 +103,9 @@ class Graph {
     const OpSignature* sig = bind(spec.kind, spec.op, spec.args, spec.kwargs, where);  // may throw
 
     NodeId id = static_cast<NodeId>(nodes_.size());
+    // The name check and its insertion in one probe; the index entry waits for the node.
+    if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node)
+      throw GraphError("duplicate node name '" + spec.name + "'");
     Node& n = nodes_.emplace_back();  // nothing below throws but allocation failure
     n.id_ = id;
     n.kind_ = spec.kind;
@@ -115,7 +117,6 @@ class Graph {
     n.signature_ = sig;
     n.arg_where_ = where;
     link(id, before);
-    names_.insert(n.name_, id);
     ++live_;
     journal(Entry{Entry::Created, id});
     add_uses(id);
@@ -195,8 +196,7 @@ class Graph {
     journal(Entry{Entry::Erased, id, n.prev_, n.next_});
     drop_uses(id);
     unlink(id);
-    names_.erase(n.name_, id);
-    n.alive_ = false;
+    n.alive_ = false;  // its name-index entry is now skipped, and dropped at the next rehash
     --live_;
   }
 
@@ -292,6 +292,17 @@ class Graph {
   };
 
   bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
+  // Callbacks for the name index.
+  struct NameOf {
+    const std::vector<Node>* nodes;
+    std::string_view operator()(NodeId id) const { return (*nodes)[id].name(); }
+  };
+  struct IsLive {
+    const std::vector<Node>* nodes;
+    bool operator()(NodeId id) const { return id < nodes->size() && (*nodes)[id].alive(); }
+  };
+  NameOf name_of() const { return {&nodes_}; }
+  IsLive is_live() const { return {&nodes_}; }
 
   void check_refs(const Value& v) const {
     v.for_each_node([&](NodeId r) {
@@ -434,7 +445,7 @@ class Graph {
         case Entry::Erased:
           n.alive_ = true;
           ++live_;
-          names_.insert(n.name_, n.id_);
+          if (find(n.name_) != n.id_) names_.insert(n.name_, n.id_, is_live());  // a rehash dropped it
           n.prev_ = it->a;
           n.next_ = it->b;
           if (n.prev_ == no_node) head_ = n.id_; else nodes_[n.prev_].next_ = n.id_;

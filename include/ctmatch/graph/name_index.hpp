@@ -4,9 +4,11 @@
 // stays in the node, and a lookup compares against it through a callback. Compared with an
 // unordered_map<std::string, NodeId> it allocates nothing per insert, copies no string, looks
 // up a string_view without building a std::string, and copies with one memcpy when the graph
-// is copied. Erasing shifts the following entries back (no tombstones), so a long run of
-// rewrites that create and erase nodes does not degrade it.
+// is copied. Erasing a node does not touch it: lookups skip entries of nodes that are no
+// longer live, and the next rehash drops them (a rewrite erases several nodes; each would
+// otherwise cost a hash and a probe). Exact removal shifts the following entries back.
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -14,41 +16,61 @@
 
 namespace ctmatch {
 
-/// 64-bit FNV-1a, finished with a multiply-shift mix so that the low bits (the slot) are
-/// spread even for names that differ only in a trailing counter.
+/// A word-at-a-time multiplicative hash (names are short: two or three 8-byte words), finished
+/// with a multiply-shift mix so that the low bits (the slot) are spread even for names that
+/// differ only in a trailing counter.
 inline std::uint64_t name_hash(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
+  constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = 0x243F6A8885A308D3ull ^ (s.size() * k);
+  const char* p = s.data();
+  std::size_t n = s.size();
+  auto step = [&](std::uint64_t w) { h = (((h << 5) | (h >> 59)) ^ w) * k; };
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    step(w);
+  }
+  if (n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    step(w);
   }
   h ^= h >> 32;
-  h *= 0x9E3779B97F4A7C15ull;
+  h *= 0xD6E8FEB86659FD93ull;
   return h ^ (h >> 29);
 }
 
 class NameIndex {
  public:
+  /// Entries held, including those of erased nodes not purged yet.
   std::size_t size() const { return count_; }
 
-  /// The node called `name` or no_node; name_of(NodeId) gives a node's name.
-  template <class NameOf>
-  NodeId find(std::string_view name, const NameOf& name_of) const {
-    if (slots_.empty()) return no_node;
+  /// The live node called `name` or no_node. name_of(NodeId) gives a node's name, live(NodeId)
+  /// whether it is live: entries of erased nodes are skipped.
+  template <class NameOf, class Live>
+  NodeId find(std::string_view name, const NameOf& name_of, const Live& live) const {
+    return find_hashed(name, tag(name_hash(name)), name_of, live);
+  }
+
+  /// Adds `id` under `name` unless a live node already has that name; returns that node, or
+  /// no_node when `id` was added. One hash for the check and the insertion.
+  template <class NameOf, class Live>
+  NodeId insert_unique(std::string_view name, NodeId id, const NameOf& name_of, const Live& live) {
     std::uint32_t h = tag(name_hash(name));
-    for (std::size_t i = h & mask(); slots_[i].id != no_node; i = (i + 1) & mask())
-      if (slots_[i].hash == h && name_of(slots_[i].id) == name) return slots_[i].id;
+    if (NodeId other = find_hashed(name, h, name_of, live); other != no_node) return other;
+    add(h, id, live);
     return no_node;
   }
 
-  /// Adds `id` under `name`, which must not be present.
-  void insert(std::string_view name, NodeId id) {
-    if (2 * (count_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
-    place(Slot{tag(name_hash(name)), id});
-    ++count_;
+  /// Adds `id` under `name` (no live node may have that name already).
+  template <class Live>
+  void insert(std::string_view name, NodeId id, const Live& live) {
+    add(tag(name_hash(name)), id, live);
   }
 
-  /// Removes `id`, listed under `name`. Returns whether it was there.
+  /// Removes the entry of `id`, listed under `name`. Returns whether it was there. (A graph
+  /// need not call this when it erases a node: find() skips entries of nodes that are not live,
+  /// and the next rehash drops them.)
   bool erase(std::string_view name, NodeId id) {
     if (slots_.empty()) return false;
     std::uint32_t h = tag(name_hash(name));
@@ -75,7 +97,7 @@ class NameIndex {
   void reserve(std::size_t n) {
     std::size_t want = 16;
     while (want < 2 * n) want *= 2;
-    if (want > slots_.size()) rehash(want);
+    if (want > slots_.size()) rehash(want, [](NodeId) { return true; });
   }
 
   void clear() {
@@ -91,16 +113,42 @@ class NameIndex {
   static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h); }
   std::size_t mask() const { return slots_.size() - 1; }
 
+  template <class NameOf, class Live>
+  NodeId find_hashed(std::string_view name, std::uint32_t h, const NameOf& name_of, const Live& live) const {
+    if (slots_.empty()) return no_node;
+    for (std::size_t i = h & mask(); slots_[i].id != no_node; i = (i + 1) & mask())
+      if (slots_[i].hash == h && live(slots_[i].id) && name_of(slots_[i].id) == name) return slots_[i].id;
+    return no_node;
+  }
+  template <class Live>
+  void add(std::uint32_t h, NodeId id, const Live& live) {
+    if (2 * (count_ + 1) > slots_.size()) {
+      // Drop the entries of erased nodes; size the table for the live ones, at most half full
+      // until as many more names again come in.
+      std::size_t kept = 0;
+      for (const Slot& s : slots_) kept += s.id != no_node && live(s.id);
+      std::size_t cap = 16;
+      while (cap < 4 * (kept + 1)) cap *= 2;
+      rehash(cap, live);
+    }
+    place(Slot{h, id});
+    ++count_;
+  }
   void place(Slot s) {
     std::size_t i = s.hash & mask();
     while (slots_[i].id != no_node) i = (i + 1) & mask();
     slots_[i] = s;
   }
-  void rehash(std::size_t capacity) {
+  template <class Live>
+  void rehash(std::size_t capacity, const Live& live) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
+    count_ = 0;
     for (const Slot& s : old)
-      if (s.id != no_node) place(s);
+      if (s.id != no_node && live(s.id)) {
+        place(s);
+        ++count_;
+      }
   }
 
   std::vector<Slot> slots_;

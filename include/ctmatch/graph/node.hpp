@@ -100,29 +100,33 @@ class Node {
   std::span<const NodeId> users() const { return {users_.data(), users_.size()}; }
   std::size_t num_users() const { return users_.size(); }
 
-  TensorMeta meta;
-  std::vector<Annotation> annotations;
-
  private:
   friend class Graph;
   static constexpr std::int16_t from_default = INT16_MIN;
-
-  NodeId id_ = no_node;
-  NodeKind kind_ = NodeKind::CallFunction;
-  bool alive_ = true;
-  OpId op_ = no_op;
-  std::string name_;
-  std::string target_;
-  std::vector<Value> args_;
-  std::vector<Kwarg> kwargs_;
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
   using ArgWhere = SmallVector<std::int16_t, 8>;
-  Users users_;
-  const OpSignature* signature_ = nullptr;
-  ArgWhere arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
+
+  // Laid out by use: what a pass reads at every node (kind, op, links, signature, arguments)
+  // comes first, within the first 64 bytes; the binding index and users next; names, metadata
+  // and annotations, which matching never reads, last.
+  NodeId id_ = no_node;
+  OpId op_ = no_op;
+  NodeKind kind_ = NodeKind::CallFunction;
+  bool alive_ = true;
   NodeId prev_ = no_node, next_ = no_node;
+  const OpSignature* signature_ = nullptr;
+  std::vector<Value> args_;
   std::uint64_t order_ = 0;  // increases along the node list: O(1) "comes before"
+  ArgWhere arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
+  Users users_;
+  std::vector<Kwarg> kwargs_;
+  std::string name_;
+  std::string target_;
+
+ public:
+  TensorMeta meta;
+  std::vector<Annotation> annotations;
 };
 
 }  // namespace ctmatch

@@ -63,6 +63,10 @@ struct PassContext {
 
   PassContext(Graph& g, const PassOptions& o, PassStats& s)
       : graph(g), options(o), stats(s), regions(g) {}
+  /// The driver fills `regions` itself, calling regions.note() on every node in order.
+  struct RegionsByDriver {};
+  PassContext(Graph& g, const PassOptions& o, PassStats& s, RegionsByDriver)
+      : graph(g), options(o), stats(s) {}
 };
 
 namespace detail {

@@ -33,8 +33,13 @@ class NameCounter {
   }
   /// A fresh name for a node of op `op`: fresh(g, base_of(op)) without the string work.
   std::string fresh_for(const Graph& g, OpId op) {
-    if (op >= per_op_.size()) per_op_.resize(op + 1);
-    PerOp& p = per_op_[op];
+    // A pass creates nodes of a handful of ops: a short list searched linearly beats a table
+    // indexed by op id, which would be allocated and cleared for every pass.
+    PerOp* found = nullptr;
+    for (PerOp& q : per_op_)
+      if (q.op == op) found = &q;
+    if (!found) found = &per_op_.emplace_back(PerOp{op, {}, nullptr});
+    PerOp& p = *found;
     if (!p.next) {
       p.base = base_of(op);
       p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
@@ -51,6 +56,7 @@ class NameCounter {
 
  private:
   struct PerOp {
+    OpId op;
     std::string base;
     std::size_t* next = nullptr;  // into by_base_, whose elements do not move
   };

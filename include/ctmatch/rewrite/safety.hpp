@@ -38,17 +38,20 @@ inline bool is_mutating(const Node& n) {
 /// the region of the root they were inserted before (they sit right before it).
 class MutationRegions {
  public:
-  /// Graphs without any mutating node (most) get no table at all.
+  MutationRegions() = default;
   explicit MutationRegions(const Graph& g) {
-    std::uint32_t r = 0;
-    for (const Node& n : g.nodes()) {
-      if (is_mutating(n)) {
-        if (!any_) region_.assign(g.id_bound(), 0);
-        ++r;
-        any_ = true;
-      }
-      if (any_) region_[n.id()] = r;
+    for (const Node& n : g.nodes()) note(n, g.id_bound());
+  }
+  /// Adds the next node in graph order. A driver that walks the graph anyway builds the
+  /// regions in the same walk (one pass over the nodes, not two). Graphs without any mutating
+  /// node (most) get no table at all.
+  void note(const Node& n, std::size_t id_bound) {
+    if (is_mutating(n)) {
+      if (!any_) region_.assign(id_bound, 0);
+      ++current_;
+      any_ = true;
     }
+    if (any_) region_[n.id()] = current_;
   }
   /// Whether the graph has any mutating node at all (else the check is skipped).
   bool any() const { return any_; }
@@ -68,6 +71,7 @@ class MutationRegions {
 
  private:
   std::vector<std::uint32_t> region_;
+  std::uint32_t current_ = 0;
   bool any_ = false;
 };
 

@@ -48,11 +48,15 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
   auto t0 = std::chrono::steady_clock::now();
   {
     DispatchTable table(set);
-    PassContext cx(g, options, stats);
+    PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
     std::vector<NodeId> candidates;
     candidates.reserve(g.size());
-    for (NodeId id = g.first(); id != no_node; id = g.next(id))
-      if (g[id].kind() == NodeKind::CallFunction && table.has_rules(g[id].op())) candidates.push_back(id);
+    const std::size_t bound = g.id_bound();
+    for (NodeId id = g.first(); id != no_node; id = g.next(id)) {  // one walk: regions and candidates
+      const Node& n = g[id];
+      cx.regions.note(n, bound);
+      if (n.kind() == NodeKind::CallFunction && table.has_rules(n.op())) candidates.push_back(id);
+    }
     for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
       if (!g[*it].alive()) continue;
       ++stats.visited;
