@@ -107,6 +107,31 @@ TEST_CASE("a schema resolves positional, keyword and default forms to one argume
   verify(g);
 }
 
+TEST_CASE("kwargs bind alike in schema order, out of order, and given twice is refused") {
+  // Binding tries the parameter after the last one bound before searching the schema: kwargs in
+  // schema order (as replacements write them), with gaps, or in any order all resolve the same.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId in_order = g.call(scale_op(), {NodeRef{x}}, {{"dtype", ScalarType::Half}, {"clamp", true}, {"scale", 3.0}});
+  NodeId gap = g.call(scale_op(), {NodeRef{x}}, {{"dtype", ScalarType::Half}, {"scale", 3.0}});
+  NodeId reversed = g.call(scale_op(), {}, {{"scale", 3.0}, {"clamp", true}, {"dtype", ScalarType::Half}, {"x", NodeRef{x}}});
+  for (NodeId id : {in_order, gap, reversed}) {
+    CHECK(*g[id].arg(0) == Value(NodeRef{x}));
+    CHECK(*g[id].arg(1) == Value(ScalarType::Half));
+    CHECK(*g[id].arg(3) == Value(3.0));
+  }
+  CHECK(*g[in_order].arg(2) == Value(true));
+  CHECK(*g[gap].arg(2) == Value(false));
+  CHECK_FALSE(g[gap].arg_written(2));
+  CHECK(*g[reversed].arg(2) == Value(true));
+  CHECK(g[reversed].arg(1) == g[reversed].kwarg("dtype"));
+  CHECK_THROWS_WITH_AS(g.call(scale_op(), {NodeRef{x}}, {{"x", NodeRef{x}}, {"dtype", ScalarType::Half}}),
+                       doctest::Contains("'x' given twice"), GraphError);
+  CHECK_THROWS_WITH_AS(g.call(scale_op(), {NodeRef{x}}, {{"dtype", ScalarType::Half}, {"dtype", ScalarType::Float}}),
+                       doctest::Contains("'dtype' given twice"), GraphError);
+  verify(g);
+}
+
 TEST_CASE("a transaction that is not committed leaves the graph exactly as it was") {
   Graph g;
   NodeId x = g.placeholder("x");

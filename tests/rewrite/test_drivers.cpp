@@ -224,6 +224,27 @@ TEST_CASE("fresh names count up from the id bound, skip taken ones, and ops of o
   CHECK(names.fresh(g, "unused") == "unused");
 }
 
+TEST_CASE("a fresh name is the base again once the node holding the base is erased") {
+  // The counter remembers which node holds the base name and only checks that it is live: an
+  // erased holder frees the base, and a new node taking the base is found again.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId v = g.call(view_op(), {NodeRef{x}, ints({4})});
+  g.output({NodeRef{x}});
+  REQUIRE(g[v].name() == "view");
+  NameCounter names;
+  CHECK(names.fresh_for(g, view_op()) == "view_3");
+  CHECK(names.fresh_for(g, view_op()) == "view_4");
+  g.erase(v);
+  CHECK(names.fresh_for(g, view_op()) == "view");
+  NodeId w = g.call(view_op(), {NodeRef{x}, ints({4})}, {}, g.last(), "view");
+  CHECK(names.fresh_for(g, view_op()) == "view_5");
+  g.erase(w);
+  g.placeholder("view");  // another kind of node takes the base
+  CHECK(names.fresh_for(g, view_op()) == "view_6");
+  CHECK(names.fresh(g, "view") == "view_7");
+}
+
 TEST_CASE("repeated passes keep every name unique and the builder's list of created nodes exact") {
   Graph g = view_chain(300);
   for (int pass = 0; pass < 4; ++pass) {

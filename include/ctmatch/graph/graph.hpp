@@ -336,8 +336,12 @@ class Graph {
            std::to_string(args.size()));
     where.resize(sig->params.size(), Node::from_default);
     for (std::size_t i = 0; i < args.size(); ++i) where[i] = static_cast<std::int16_t>(i);
+    std::size_t expect = args.size();  // kwargs usually come in schema order: try the next one first
     for (std::size_t k = 0; k < kwargs.size(); ++k) {
-      int p = sig->find(kwargs[k].name);
+      int p = expect < sig->params.size() && sig->params[expect].name == kwargs[k].name
+                  ? static_cast<int>(expect)
+                  : sig->find(kwargs[k].name);
+      expect = static_cast<std::size_t>(p) + 1;
       if (p < 0) fail("has no argument '" + kwargs[k].name + "'");
       if (where[static_cast<std::size_t>(p)] != Node::from_default)
         fail("argument '" + kwargs[k].name + "' given twice");

@@ -44,7 +44,12 @@ class NameCounter {
       p.base = base_of(op);
       p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
     }
-    if (g.find(p.base) == no_node) return p.base;
+    // The node found holding the base name holds it while it is live (names do not change and
+    // live names are unique): checking that it is live spares hashing and probing the name.
+    if (p.holder == no_node || p.holder >= g.id_bound() || !g[p.holder].alive()) {
+      p.holder = g.find(p.base);
+      if (p.holder == no_node) return p.base;
+    }
     return numbered(g, p.base, *p.next);
   }
   /// `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`, `bench.sdpa.default` -> `sdpa`.
@@ -59,6 +64,7 @@ class NameCounter {
     OpId op;
     std::string base;
     std::size_t* next = nullptr;  // into by_base_, whose elements do not move
+    NodeId holder = no_node;      // the live node last found named `base`
   };
   /// `base_K`, K from `next` up (first call: the graph's id bound), the first that is free.
   static std::string numbered(const Graph& g, std::string_view base, std::size_t& next) {

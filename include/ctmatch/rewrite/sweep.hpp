@@ -49,14 +49,18 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
   {
     DispatchTable table(set);
     PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
-    std::vector<NodeId> candidates;
-    candidates.reserve(g.size());
+    // Written through a plain pointer: push_back's capacity check and call cost more than
+    // the test of the node itself.
+    std::vector<NodeId> candidates(g.size());
+    NodeId* out = candidates.data();
     const std::size_t bound = g.id_bound();
     for (NodeId id = g.first(); id != no_node; id = g.next(id)) {  // one walk: regions and candidates
       const Node& n = g[id];
       cx.regions.note(n, bound);
-      if (n.kind() == NodeKind::CallFunction && table.has_rules(n.op())) candidates.push_back(id);
+      *out = id;
+      out += n.kind() == NodeKind::CallFunction && table.has_rules(n.op());
     }
+    candidates.resize(static_cast<std::size_t>(out - candidates.data()));
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead.
     constexpr std::size_t node_ahead = 16, args_ahead = 8;
