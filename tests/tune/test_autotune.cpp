@@ -1,8 +1,12 @@
 // The autotuner and its cache, with counting fake choices (so that "no benchmark ran" is
-// observable) and a scripted timer (so that the winner is known), and once on real host choices.
+// observable) and a scripted timer (so that the winner is known): the median, pruning after a
+// probe, the interleaved rematch of close choices, failing choices, the cache; and once on real
+// host choices.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -46,17 +50,21 @@ struct FakeRunner final : Runner {
   Timer& timer() override { return t; }
 };
 
-/// Choices whose i-th run takes durations[i % size] ms, counting runs.
+/// Choices whose i-th run takes durations[i % size] ms, counting runs and logging their order;
+/// an empty list of durations makes a choice that throws.
 struct FakeChoices {
   std::vector<int> runs;
+  std::vector<std::size_t> order;  // which choice ran, run by run
   std::vector<std::shared_ptr<ChoiceCaller>> choices;
   FakeChoices(FakeRunner& runner, const std::vector<std::vector<double>>& durations) : runs(durations.size(), 0) {
     for (std::size_t i = 0; i < durations.size(); ++i) {
       Kwargs k = to_kwargs({32 * int(i + 1), 32, 16, 1, 2, 8});
       choices.push_back(std::make_shared<FunctionChoiceCaller>(
           "fake::mm", k, [this, i, d = durations[i], clock = &runner.clock](const Buffers&) {
-            clock->last_ms = d[static_cast<std::size_t>(runs[i]) % d.size()];
             ++runs[i];
+            order.push_back(i);
+            if (d.empty()) throw std::runtime_error("refused: choice " + std::to_string(i));
+            clock->last_ms = d[static_cast<std::size_t>(runs[i] - 1) % d.size()];
           }));
     }
   }
@@ -90,7 +98,7 @@ TEST_CASE("the fastest median wins: warm-up and repetitions run, the median deci
   FakeRunner runner;
   // choice 0: one slow outlier, median 1.0; choice 1: steady 2.0; choice 2: steady 1.5
   FakeChoices fake(runner, {{1.0, 50.0, 1.0, 1.0, 1.0, 1.0, 1.0}, {2.0}, {1.5}});
-  Autotuner tuner(runner, nullptr, AutotuneSettings{2, 5});
+  Autotuner tuner(runner, nullptr, AutotuneSettings{2, 5, /*prune_ratio=*/0});
   const AutotuneResult r = tuner.tune("mm", problem, fake.choices);
   CHECK(r.index == 0);
   CHECK(r.winner == fake.choices[0]);
@@ -101,8 +109,101 @@ TEST_CASE("the fastest median wins: warm-up and repetitions run, the median deci
   CHECK(r.median_ms[2] == 1.5);
   for (int runs : fake.runs) CHECK(runs == 2 + 5);
   CHECK(runner.prepared == 1);
+  CHECK(r.pruned == 0);
+  CHECK(r.rematched == 0);
+  CHECK(r.failed.empty());
   CHECK(median({3, 1, 2}) == 2);
   CHECK(median({4, 1, 2, 3}) == 2.5);
+}
+
+TEST_CASE("pruning: a choice whose probe is over 1.5x the best so far stops after one timed run") {
+  FakeRunner runner;
+  // 1.0 (the best), 10.0 (pruned after its probe), 1.3 (kept: under 1.5x, over 1.05x)
+  FakeChoices fake(runner, {{1.0}, {10.0}, {1.3}});
+  Autotuner tuner(runner, nullptr, AutotuneSettings{3, 5});
+  const auto r = tuner.tune("mm", problem, fake.choices);
+  CHECK(r.index == 0);
+  CHECK(r.pruned == 1);
+  CHECK(r.rematched == 0);
+  CHECK(fake.runs[0] == 3 + 5);      // the first choice has nothing to be compared with: no probe
+  CHECK(fake.runs[1] == 1 + 1);      // probe: one warm-up, one timed run, then dropped
+  CHECK(fake.runs[2] == 2 + 1 + 5);  // probe, the one warm-up left, the timed runs
+  REQUIRE(r.median_ms.size() == 3);
+  CHECK(r.median_ms[1] == 10.0);     // its probe
+  CHECK(r.median_ms[2] == 1.3);
+
+  FakeChoices all(runner, {{1.0}, {10.0}, {1.3}});
+  Autotuner no_pruning(runner, nullptr, AutotuneSettings{3, 5, /*prune_ratio=*/0});
+  const auto r2 = no_pruning.tune("mm", problem, all.choices);
+  CHECK(r2.pruned == 0);
+  for (int runs : all.runs) CHECK(runs == 3 + 5);
+  CHECK(r2.median_ms[1] == 10.0);
+}
+
+TEST_CASE("rematch: close choices are re-timed interleaved and the new medians decide") {
+  FakeRunner runner;
+  // First timings: choice 0 at 1.00 beats choice 1 at 1.02 (2% apart: close). Re-timed, the
+  // clock has drifted: choice 0 now takes 1.04 and choice 1 0.98, so choice 1 wins. Choice 2
+  // (1.2) is neither close nor pruned: timed once, never again.
+  const std::vector<double> first0(3 + 5, 1.00), first1(2 + 1 + 5, 1.02);
+  std::vector<double> d0 = first0, d1 = first1;
+  d0.insert(d0.end(), 5, 1.04);
+  d1.insert(d1.end(), 5, 0.98);
+  FakeChoices fake(runner, {d0, d1, {1.2}});
+  Autotuner tuner(runner, nullptr, AutotuneSettings{3, 5});
+  const auto r = tuner.tune("mm", problem, fake.choices);
+  CHECK(r.rematched == 2);
+  CHECK(r.pruned == 0);
+  CHECK(r.index == 1);
+  CHECK(r.winner == fake.choices[1]);
+  CHECK(r.ms == 0.98);
+  CHECK(r.median_ms[0] == 1.04);
+  CHECK(r.median_ms[1] == 0.98);
+  CHECK(r.median_ms[2] == 1.2);
+  CHECK(fake.runs[0] == 8 + 5);
+  CHECK(fake.runs[1] == 8 + 5);
+  CHECK(fake.runs[2] == 8);
+  // the last ten runs: one of each close choice in turn
+  REQUIRE(fake.order.size() >= 10);
+  for (std::size_t j = 0; j < 10; ++j) CHECK(fake.order[fake.order.size() - 10 + j] == j % 2);
+
+  FakeChoices again(runner, {d0, d1, {1.2}});
+  Autotuner no_rematch(runner, nullptr, AutotuneSettings{3, 5, 1.5, /*rematch_ratio=*/0});
+  const auto r2 = no_rematch.tune("mm", problem, again.choices);
+  CHECK(r2.rematched == 0);
+  CHECK(r2.index == 0);  // the first timings alone pick choice 0
+  CHECK(again.runs[0] == 8);
+}
+
+TEST_CASE("a choice that throws is reported and never chosen; all throwing is an error") {
+  TempFile file("failed");
+  FakeRunner runner;
+  FakeChoices fake(runner, {{}, {2.0}, {}, {1.0}});
+  AutotuneCache cache(file.path.string());
+  Autotuner tuner(runner, &cache);
+  const auto r = tuner.tune("mm", problem, fake.choices);
+  CHECK(r.index == 3);
+  REQUIRE(r.failed.size() == 2);
+  CHECK(r.failed[0].index == 0);
+  CHECK(r.failed[0].message == "refused: choice 0");
+  CHECK(r.failed[0].description == fake.choices[0]->description());
+  CHECK(r.failed[1].index == 2);
+  CHECK(std::isnan(r.median_ms[0]));
+  CHECK(std::isnan(r.median_ms[2]));
+  CHECK(fake.runs[0] == 1);  // no second attempt
+  CHECK(cache.lookup(tuner.key("mm", problem))->choice == fake.choices[3]->description());
+
+  FakeChoices broken(runner, {{}, {}});
+  Autotuner tuner2(runner, &cache);
+  try {
+    (void)tuner2.tune("mm", MMKernelInputs::mm(8, 8, 8, DType::f32, "host"), broken.choices);
+    FAIL("expected an exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("every one of the 2 choices failed") != std::string::npos);
+    CHECK(std::string(e.what()).find("refused: choice 0") != std::string::npos);
+  }
+  CHECK(cache.size() == 1);  // nothing stored for the failed problem
+  CHECK(tuner2.benchmarks_run() == 0);
 }
 
 TEST_CASE("a cache hit runs no benchmark, across processes (a new cache object on the same file)") {
@@ -201,6 +302,8 @@ TEST_CASE("a cached winner that is no longer offered is measured again") {
 TEST_CASE("bad autotune requests are clear errors") {
   FakeRunner runner;
   CHECK_THROWS_AS(Autotuner(runner, nullptr, AutotuneSettings{1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(Autotuner(runner, nullptr, AutotuneSettings{1, 3, 0.5}), std::invalid_argument);
+  CHECK_THROWS_AS(Autotuner(runner, nullptr, AutotuneSettings{1, 3, 1.5, -1}), std::invalid_argument);
   Autotuner tuner(runner);
   CHECK_THROWS_AS((void)tuner.tune("mm", problem, {}), std::invalid_argument);
 }
@@ -220,9 +323,10 @@ TEST_CASE("host autotuning end to end: real host::mm and aten::mm choices, stead
   Autotuner tuner(runner, &cache, AutotuneSettings{1, 3});
   const auto r = tuner.tune("mm", in, choices);
   REQUIRE(r.winner);
+  CHECK(r.failed.empty());
   CHECK(r.median_ms.size() == choices.size());
   for (double ms : r.median_ms) CHECK(ms >= 0);
-  CHECK(r.ms == *std::min_element(r.median_ms.begin(), r.median_ms.end()));
+  CHECK(r.ms == r.median_ms[r.index]);
   AutotuneCache reread(file.path.string());
   Autotuner again(runner, &reread);
   const auto hit = again.tune("mm", in, choices);
