@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include <ctmatch/cuda/mm_scale_cast.hpp>
 #include <ctmatch/cuda/timer.hpp>
 #include <ctmatch/cuda/tune_backend.hpp>
 #include <ctmatch/tune/autotune/autotuner.hpp>
@@ -43,6 +42,12 @@ namespace {
 
 constexpr double tolerance = 2e-2;  // relative error (norm): bf16 storage and operands
 
+/// `cuda::mm 128x128x64 s3 w8 g8`, or `aten::mm`.
+std::string label(const tune::ChoiceCaller& c) {
+  const auto cfg = tune::gemm_config_of(c.kwargs());
+  return cfg ? std::string(c.uid()) + " " + to_string(*cfg) : std::string(c.uid());
+}
+
 std::size_t dtype_bytes(Dtype d) { return d == Dtype::f32 ? 4 : 2; }
 
 template <class F>
@@ -52,10 +57,6 @@ void visit(Dtype d, F&& f) {
     case Dtype::f16: f(f16{}); return;
     case Dtype::bf16: f(bf16{}); return;
   }
-}
-
-ScalarType scalar_type(Dtype d) {
-  return d == Dtype::f32 ? ScalarType::Float : d == Dtype::f16 ? ScalarType::Half : ScalarType::BFloat16;
 }
 
 // ---- the elementwise and reduction kernels of the interpreter ----
@@ -151,79 +152,60 @@ struct FusedKey {
 
 class GemmChooser {
  public:
-  GemmChooser(MmWorkspace& ws, tune::AutotuneCache* cache) : ws_(ws), tuner_(runner_, cache, {3, 10}) {}
+  explicit GemmChooser(tune::AutotuneCache* cache) : tuner_(runner_, cache, {3, 10}) {}
 
   /// The fastest choice of seedlib.mm_scale_cast for this problem (tuned once per key); with
-  /// `template_only`, the fastest cuda::mm / cuda::mm_wgmma config instead (the epilogue fused in our kernel),
-  /// so that the fused kernels are checked even where cuBLAS + epilogue wins.
-  MmChoice choose(const FusedKey& key, bool template_only = false) {
+  /// `template_only`, the fastest cuda::mm / cuda::mm_wgmma config instead (the epilogue fused
+  /// in our kernel), so that the fused kernels are checked even where cuBLAS + epilogue wins.
+  /// The choice runs on any operands and output of the key's shapes and dtypes.
+  std::shared_ptr<tune::ChoiceCaller> choose(const FusedKey& key, bool template_only = false) {
     if (!chosen_.count(key)) tune_key(key);
     return template_only ? best_template_.at(key) : chosen_.at(key);
   }
 
  private:
   void tune_key(const FusedKey& key) {
-    const auto inputs = tune::MMKernelInputs::mm(key.m, key.n, key.k, tune::DType::bf16, "cuda");
+    // The fused op as the CUDA templates read it: bf16 operands, the output dtype and the
+    // scalars of the scale_cast epilogue. The choices write that output while timed, so the
+    // epilogue and its stores are part of what is measured.
+    auto inputs = tune::MMKernelInputs::mm(key.m, key.n, key.k, tune::DType::bf16, "cuda");
+    inputs.set_out_dtype(key.dt == Dtype::f32 ? tune::DType::f32 : key.dt == Dtype::f16 ? tune::DType::f16 : tune::DType::bf16);
+    inputs.set_scalar("scale", key.scale).set_scalar("clamp", key.clamp ? 1 : 0);
     const tune::TemplateStack stack{&aten_, &template_, &wgmma_template_};
-    const auto offered = tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
-                             .get_mm_configs(inputs, stack, "mm");
-    // The output the choices write while timed: the fused op's own dtype, so the epilogue and
-    // its stores are part of what is measured.
-    Tensor out = arena_.make(key.m, key.n, key.dt);
-    const ScaleCastArgs args{scalar_type(key.dt), key.clamp, key.scale};
-    std::vector<std::shared_ptr<tune::ChoiceCaller>> callers;
-    std::vector<MmChoice> plans;
-    for (const tune::KernelTemplateChoice& c : offered) {
-      const std::string_view uid = c.uid() == aten_mm_uid ? aten_mm_uid
-                                   : c.uid() == cuda_mm_wgmma_uid ? cuda_mm_wgmma_uid
-                                                                  : cuda_mm_uid;
-      MmChoice plan{uid, c.config().value_or(tune::GemmConfig{})};
-      if (plan.uid == cuda_mm_uid && !cuda_mm_refusal(plan.config).empty()) continue;  // never launched
-      if (plan.uid == cuda_mm_wgmma_uid &&
-          !cuda_mm_wgmma_refusal(plan.config, key.m, key.n, key.k, {key.k, 1}, {key.n, 1}).empty())
-        continue;
-      MmWorkspace* ws = &ws_;
-      const int m = key.m, n = key.n, k = key.k;
-      callers.push_back(std::make_shared<tune::FunctionChoiceCaller>(
-          std::string(c.uid()), c.params(), [plan, ws, out, args, m, n, k](const tune::Buffers& b) {
-            const MmOperands<bf16> op{static_cast<const bf16*>(b.inputs[0]), static_cast<const bf16*>(b.inputs[1]),
-                                      m, n, k, k, n};
-            mm_scale_cast<bf16>(plan, *ws, op, out.p, args, nullptr);
-          }));
-      plans.push_back(plan);
-    }
+    const auto callers = tune::make_choices(tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
+                                                .get_mm_configs(inputs, stack, "mm"));
     char op[128];
     std::snprintf(op, sizeof op, "seedlib::mm_scale_cast(dtype=%s,clamp=%d,scale=%g)", seed_e2e::dtype_name(key.dt),
                   key.clamp ? 1 : 0, key.scale);
     const tune::AutotuneResult r = tuner_.tune(op, inputs, callers);
     std::printf("  autotune %dx%dx%d %s: %zu choices, winner %s %.4f ms%s\n", key.m, key.n, key.k, op, callers.size(),
-                to_string(plans[r.index]).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
+                label(*r.winner).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
     // the fastest config of our templates, cuda::mm or cuda::mm_wgmma (on a cache hit, nothing
     // was timed: the first one offered)
     std::size_t best_cuda = callers.size();
     for (std::size_t i = 0; i < callers.size(); ++i)
-      if (plans[i].uid != aten_mm_uid &&
+      if (callers[i]->uid() != aten_mm_uid && (r.from_cache || !std::isnan(r.median_ms[i])) &&
           (best_cuda == callers.size() || (!r.from_cache && r.median_ms[i] < r.median_ms[best_cuda])))
         best_cuda = i;
     if (!r.from_cache) {
       std::printf("    cuBLAS + epilogue %.4f ms", r.median_ms[0]);
       if (best_cuda < callers.size())
-        std::printf(", best of our templates (fused) %s %.4f ms", to_string(plans[best_cuda]).c_str(),
+        std::printf(", best of our templates (fused) %s %.4f ms", label(*callers[best_cuda]).c_str(),
                     r.median_ms[best_cuda]);
-      std::printf("\n");
+      std::printf("; pruned %zu, rematched %zu, failed %zu\n", r.pruned, r.rematched, r.failed.size());
     }
-    chosen_.emplace(key, plans[r.index]);
-    best_template_.emplace(key, plans[best_cuda < callers.size() ? best_cuda : r.index]);
+    chosen_.emplace(key, r.winner);
+    best_template_.emplace(key, best_cuda < callers.size() ? callers[best_cuda] : r.winner);
   }
 
-  MmWorkspace& ws_;
-  CublasMmExtern aten_;
-  CudaMmTemplate<> template_;
-  CudaMmWgmmaTemplate<> wgmma_template_;
+  // bf16 operands only (the interpreter converts to bf16 for every GEMM), every output dtype
+  using Inputs = boost::mp11::mp_list<bf16>;
+  CublasMmExtern<scale_cast_outputs, Inputs> aten_;
+  CudaMmTemplate<mma_sync_configs, scale_cast_outputs, Inputs> template_;
+  CudaMmWgmmaTemplate<wgmma_configs, scale_cast_outputs, Inputs> wgmma_template_;
   CudaRunner runner_;
   tune::Autotuner tuner_;
-  DeviceArena arena_;
-  std::map<FusedKey, MmChoice> chosen_, best_template_;
+  std::map<FusedKey, std::shared_ptr<tune::ChoiceCaller>> chosen_, best_template_;
 };
 
 // ---- the interpreter ----
@@ -233,7 +215,7 @@ class Interpreter {
  public:
   Interpreter(const Program& p, const std::map<std::string, Tensor>& inputs, MmWorkspace& ws, GemmChooser* chooser,
               bool template_only = false)
-      : p_(p), ws_(ws), vals_(p.steps.size()), bf16_operands_(p.steps.size()), plans_(p.steps.size()) {
+      : p_(p), ws_(ws), vals_(p.steps.size()), bf16_operands_(p.steps.size()), gemms_(p.steps.size()) {
     for (std::size_t i = 0; i < p.steps.size(); ++i) {
       const Step& s = p.steps[i];
       auto in = [&](std::size_t j) -> const Tensor& { return vals_[static_cast<std::size_t>(s.in[j])]; };
@@ -255,7 +237,7 @@ class Interpreter {
           vals_[i] = arena_.make(a.rows, b.cols, fused ? s.dtype : Dtype::bf16);
           if (fused) {
             if (!chooser) throw Error(s.name + ": no GEMM chooser");
-            plans_[i] = chooser->choose({a.rows, b.cols, a.cols, s.dtype, s.clamp, s.scale}, template_only);
+            gemms_[i] = chooser->choose({a.rows, b.cols, a.cols, s.dtype, s.clamp, s.scale}, template_only);
           }
           break;
         }
@@ -273,7 +255,7 @@ class Interpreter {
   std::string plan_summary() const {
     std::string out;
     for (std::size_t i = 0; i < p_.steps.size(); ++i)
-      if (p_.steps[i].kind == StepKind::mm_scale_cast) out += "    " + p_.steps[i].name + ": " + to_string(plans_[i]) + "\n";
+      if (p_.steps[i].kind == StepKind::mm_scale_cast) out += "    " + p_.steps[i].name + ": " + label(*gemms_[i]) + "\n";
     return out;
   }
 
@@ -292,7 +274,7 @@ class Interpreter {
           const MmOperands<bf16> op{static_cast<const bf16*>(a.p), static_cast<const bf16*>(b.p), a.rows, b.cols, a.cols,
                                     a.cols, b.cols};
           if (s.kind == StepKind::mm) cublas_mm(ws_.cublas, op, static_cast<bf16*>(out.p), out.cols, stream);
-          else mm_scale_cast<bf16>(plans_[i], ws_, op, out.p, {scalar_type(s.dtype), s.clamp, s.scale}, stream);
+          else gemms_[i]->run(tune::Buffers{{a.p, b.p}, out.p});  // the chosen kernel, on the default stream
           break;
         }
         case StepKind::scale_cast:
@@ -341,7 +323,7 @@ class Interpreter {
   DeviceArena arena_;
   std::vector<Tensor> vals_;
   std::vector<std::vector<Tensor>> bf16_operands_;
-  std::vector<MmChoice> plans_;
+  std::vector<std::shared_ptr<tune::ChoiceCaller>> gemms_;  // the chosen kernel of each fused step
 };
 
 // ---- the float64 CPU evaluation (the seed graph's size) ----
@@ -519,7 +501,7 @@ int main(int argc, char** argv) {
     MmWorkspace ws;
     std::unique_ptr<tune::AutotuneCache> cache;
     if (!cache_path.empty()) cache = std::make_unique<tune::AutotuneCache>(cache_path);
-    GemmChooser chooser(ws, cache.get());
+    GemmChooser chooser(cache.get());
     bool ok = run_case(("seed graph " + file + " (x 64x512, weights 512x512)").c_str(),
                        seed_e2e::rewrite_graph_file(file), 64, 512, true, ws, chooser);
     ok &= run_case("built MLP: 4 layers, x 4096x4096, weights 4096x4096, scale_cast to bfloat16",

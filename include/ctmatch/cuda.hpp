@@ -1,12 +1,11 @@
 #pragma once
 // ctmatch: the GPU part (compile with nvcc; link CUDA::cudart and CUDA::cublas).
-#include "cuda/autotune.hpp"
 #include "cuda/config_sets.hpp"
 #include "cuda/cublas_mm.hpp"
 #include "cuda/element.hpp"
 #include "cuda/epilogue.hpp"
 #include "cuda/error.hpp"
-#include "cuda/mm_choices.hpp"
+#include "cuda/mm_dispatch.hpp"
 #include "cuda/mm_problem.hpp"
 #include "cuda/mm_scale_cast.hpp"
 #include "cuda/mma_sync_kernel.hpp"

@@ -23,7 +23,7 @@ constexpr const auto& wconfigs = quick_wgmma_configs;
 
 TEST_CASE("the filtered cuda::mm heuristic never offers a config the template cannot run") {
   const auto inputs = tune::MMKernelInputs::mm(4096, 4096, 4096, tune::DType::bf16, "cuda");
-  CudaMmTemplate<configs> tmpl;
+  CudaMmTemplate<configs, plain_mm_only> tmpl;
   const tune::TemplateStack stack{&tmpl};
   const auto opts = tune::TuneOptions::sm90(true);
   const auto unfiltered = tune::Choices(opts).get_mm_configs(inputs, stack, "mm");
@@ -37,7 +37,7 @@ TEST_CASE("the filtered cuda::mm heuristic never offers a config the template ca
 }
 
 TEST_CASE("the filtered cuda::mm_wgmma heuristic offers only runnable configs, none for unaligned rows") {
-  CudaMmWgmmaTemplate<wconfigs> tmpl;
+  CudaMmWgmmaTemplate<wconfigs, plain_mm_only> tmpl;
   const tune::TemplateStack stack{&tmpl};
   const auto opts = tune::TuneOptions::sm90(true);
   const auto inputs = tune::MMKernelInputs::mm(4096, 4096, 4096, tune::DType::bf16, "cuda");
@@ -54,9 +54,9 @@ TEST_CASE("tune::Autotuner with the CUDA runner: times, caches, and a hit runs n
   std::remove(path.c_str());
   const int m = 200, n = 264, k = 136;
   const auto inputs = tune::MMKernelInputs::mm(m, n, k, tune::DType::bf16, "cuda");
-  CublasMmExtern aten;
-  CudaMmTemplate<configs> tmpl;
-  CudaMmWgmmaTemplate<wconfigs> wtmpl;
+  CublasMmExtern<plain_mm_only> aten;
+  CudaMmTemplate<configs, plain_mm_only> tmpl;
+  CudaMmWgmmaTemplate<wconfigs, plain_mm_only> wtmpl;
   const tune::TemplateStack stack{&aten, &tmpl, &wtmpl};
   const auto kept = tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
                         .get_mm_configs(inputs, stack, "mm");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <ctmatch/cuda/config_sets.hpp>
+#include <ctmatch/cuda/mma_sync_heuristic.hpp>
 
 using namespace ctmatch::cuda;
 using ctmatch::tune::GemmConfig;
@@ -88,4 +89,32 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
   // those are left out of the full set, so the heuristic must drop them (mm_choices does).
   CHECK(wgmma_full_count < ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs).size());
   CHECK(wgmma_full_count == 32);
+}
+
+// The refusals every CUDA choice goes through (heuristics, templates, launch dispatch): the
+// plan, the instantiated set, the operands.
+namespace {
+constexpr std::array<GemmConfig, 1> one_mma{{{64, 64, 32, 2, 4, 8}}};
+constexpr std::array<GemmConfig, 1> one_wgmma{{{128, 128, 64, 4, 8, 8}}};
+bool refused_with(const char* why, const char* what) { return std::string(why).find(what) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("cuda_mm_refusal and cuda_mm_wgmma_refusal: plan, instantiated set, operands") {
+  CHECK(std::string(cuda_mm_refusal<one_mma>({64, 64, 32, 2, 4, 8})).empty());
+  CHECK(refused_with(cuda_mm_refusal<one_mma>({128, 128, 128, 4, 8, 8}), "shared memory"));
+  CHECK(refused_with(cuda_mm_refusal<one_mma>({128, 64, 32, 4, 8, 8}), "not instantiated"));
+  static_assert(*cuda_mm_refusal<one_mma>({64, 64, 32, 2, 4, 8}) == '\0', "usable in constant expressions");
+
+  const Strides2d a{4096, 1}, b{4096, 1};
+  CHECK(std::string(cuda_mm_wgmma_refusal<one_wgmma>({128, 128, 64, 4, 8, 8}, 4096, 4096, 4096, a, b)).empty());
+  CHECK(refused_with(cuda_mm_wgmma_refusal<one_wgmma>({128, 128, 32, 3, 8, 8}, 4096, 4096, 4096, a, b), "block_k"));
+  CHECK(refused_with(cuda_mm_wgmma_refusal<one_wgmma>({128, 256, 64, 5, 8, 8}, 4096, 4096, 4096, a, b), "shared memory"));
+  CHECK(refused_with(cuda_mm_wgmma_refusal<one_wgmma>({128, 256, 64, 3, 8, 8}, 4096, 4096, 4096, a, b), "not instantiated"));
+  CHECK(refused_with(cuda_mm_wgmma_refusal<one_wgmma>({128, 128, 64, 4, 8, 8}, 64, 64, 64, {1, 64}, {64, 1}), "unit column stride"));
+  // dense N = 4100: 8200-byte rows of B, which TMA cannot describe; a padded stride of 4104 can be
+  CHECK(refused_with(cuda_mm_wgmma_refusal<one_wgmma>({128, 128, 64, 4, 8, 8}, 4096, 4100, 4096, a, {4100, 1}), "16 bytes"));
+  CHECK(std::string(cuda_mm_wgmma_refusal<one_wgmma>({128, 128, 64, 4, 8, 8}, 4096, 4100, 4096, a, {4104, 1})).empty());
+  // the build's own sets: what cuda_mm_runnable and the heuristics use
+  for (const auto& c : mma_sync_configs) CHECK(cuda_mm_runnable(c));
+  CHECK(!cuda_mm_runnable({128, 128, 128, 4, 8, 8}));
 }

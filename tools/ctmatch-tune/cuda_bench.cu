@@ -19,10 +19,12 @@ CudaBench cuda_bench(const tune::MMKernelInputs& inputs, const tune::TuneOptions
   if (inputs.dtype() != tune::DType::bf16 && inputs.dtype() != tune::DType::f16)
     throw std::runtime_error("the CUDA kernels take bf16 or f16 inputs, not " +
                              std::string(tune::dtype_name(inputs.dtype())));
-  // The templates outlive the choices that point at them.
-  static const cuda::CublasMmExtern aten_mm;
-  static const cuda::CudaMmTemplate<> cuda_mm;
-  static const cuda::CudaMmWgmmaTemplate<> cuda_mm_wgmma;
+  // The templates outlive the choices that point at them. Plain mm only: the fused epilogue's
+  // instantiations would cost nvcc time for nothing here.
+  using plain = cuda::plain_mm_only;
+  static const cuda::CublasMmExtern<plain> aten_mm;
+  static const cuda::CudaMmTemplate<cuda::mma_sync_configs, plain> cuda_mm;
+  static const cuda::CudaMmWgmmaTemplate<cuda::wgmma_configs, plain> cuda_mm_wgmma;
   const tune::TemplateStack stack{&aten_mm, &cuda_mm, &cuda_mm_wgmma};
   CudaBench out;
   std::vector<std::shared_ptr<tune::ChoiceCaller>> callers;

@@ -9,6 +9,7 @@
 // times on the GPU when it was built with CUDA (cuda_bench.cu): the table then lists the
 // choices the CUDA backend builds (cuBLAS and the instantiated cuda::mm configs).
 // `--json` prints {"choices": [{"uid": ..., "kwargs": {...}}, ...]} (and "winner" with --bench).
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -166,7 +167,9 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < choices.size(); ++i) {
       std::cout << (i ? ", " : "") << "{\"uid\": " << json_string(choices[i].uid())
                 << ", \"kwargs\": " << json_kwargs(choices[i].all_kwargs());
-      if (result && !result->from_cache) std::cout << ", \"median_ms\": " << to_string(KwargValue(result->median_ms[i]));
+      if (result && !result->from_cache)  // null: the choice failed (see "failed")
+        std::cout << ", \"median_ms\": "
+                  << (std::isnan(result->median_ms[i]) ? std::string("null") : to_string(KwargValue(result->median_ms[i])));
       std::cout << "}";
     }
     std::cout << "]";
@@ -174,7 +177,8 @@ int main(int argc, char** argv) {
       std::cout << ", \"winner\": {\"index\": " << result->index << ", \"uid\": " << json_string(result->winner->uid())
                 << ", \"kwargs\": " << json_kwargs(result->winner->kwargs())
                 << ", \"ms\": " << to_string(KwargValue(result->ms))
-                << ", \"from_cache\": " << (result->from_cache ? "true" : "false") << "}";
+                << ", \"from_cache\": " << (result->from_cache ? "true" : "false") << ", \"pruned\": " << result->pruned
+                << ", \"rematched\": " << result->rematched << ", \"failed\": " << result->failed.size() << "}";
     std::cout << "}\n";
     return 0;
   }
@@ -200,6 +204,10 @@ int main(int argc, char** argv) {
     std::snprintf(ms, sizeof ms, "%.4f ms", result->ms);
     std::cout << "winner: " << result->winner->description() << "  " << ms
               << (result->from_cache ? " (from cache, nothing measured)" : "") << '\n';
+    if (!result->from_cache)
+      std::cout << "pruned after one timed run: " << result->pruned << ", re-timed interleaved: " << result->rematched
+                << ", failed: " << result->failed.size() << '\n';
+    for (const auto& f : result->failed) std::cout << "  failed " << f.description << ": " << f.message << '\n';
   }
   return 0;
 }

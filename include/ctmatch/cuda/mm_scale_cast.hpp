@@ -7,7 +7,7 @@
 
 #include "../graph/scalar_type.hpp"
 #include "epilogue.hpp"
-#include "mm_choices.hpp"
+#include "mm_dispatch.hpp"
 
 namespace ctmatch::cuda {
 

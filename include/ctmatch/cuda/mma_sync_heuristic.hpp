@@ -3,13 +3,16 @@
 // default list scaled to the problem), minus every config the template cannot run
 // (mma_sync_plan: warp layout, shared memory over 227 KB, accumulator registers) and, in a
 // build with the reduced config set, every config that has no kernel; and the same for
-// cuda::mm_wgmma (wgmma_plan, and operands TMA can describe). Plain C++ (no CUDA headers), so
-// choices can be listed on a machine without a GPU.
+// cuda::mm_wgmma (wgmma_plan, and operands TMA can describe). The refusals below are the one
+// place that decides what the templates can run: the heuristics, the templates'
+// choice_or_none (tune_backend.hpp) and the launch dispatch (mm_dispatch.hpp) all ask them.
+// Plain C++ (no CUDA headers), so choices can be listed, and refusals tested, without a GPU.
 //
 // tune/'s built-in registry registers the unfiltered GemmTemplateHeuristic under
 // (cuda::mm, "cuda"); `cuda_heuristic_registry()` is the same registry with this heuristic in
 // its place. (The CUDA template also declines a refused config in choice_or_none, so the
 // built-in registry is safe too: it only offers choices that are then dropped.)
+#include <cstdint>
 #include <vector>
 
 #include "../tune/builtin_heuristics.hpp"
@@ -17,13 +20,34 @@
 #include "../tune/heuristics/gemm.hpp"
 #include "../tune/kwargs.hpp"
 #include "config_sets.hpp"
+#include "mm_problem.hpp"
 
 namespace ctmatch::cuda {
 
-/// Whether this build can launch cuda::mm with config c (the plan accepts it, it is instantiated).
-constexpr bool cuda_mm_runnable(tune::GemmConfig c) {
-  return mma_sync_supported(c) && in_config_set<mma_sync_configs>(c);
+/// Why cuda::mm cannot run config c when it instantiates `Configs`; "" when it can.
+template <const auto& Configs = mma_sync_configs>
+constexpr const char* cuda_mm_refusal(tune::GemmConfig c) {
+  const MmaSyncPlan p = mma_sync_plan(c);
+  if (!p.ok) return p.why;
+  if (!in_config_set<Configs>(c)) return "not instantiated in this build (reduced config set)";
+  return "";
 }
+
+/// Why cuda::mm_wgmma cannot run config c on these operands (A m x k, B k x n, strides in
+/// elements) when it instantiates `Configs`; "" when it can. The operands' addresses and the
+/// device are checked again at launch (wgmma_refusal).
+template <const auto& Configs = wgmma_configs>
+constexpr const char* cuda_mm_wgmma_refusal(tune::GemmConfig c, std::int64_t m, std::int64_t n, std::int64_t k,
+                                            Strides2d a, Strides2d b) {
+  const WgmmaPlan p = wgmma_plan(c);
+  if (!p.ok) return p.why;
+  if (!in_config_set<Configs>(c)) return "not instantiated in this build (reduced config set)";
+  if (a.col != 1 || b.col != 1) return "operands must have unit column stride (row-major)";
+  return wgmma_operand_refusal(m, n, k, a.row, b.row);
+}
+
+/// Whether this build can launch cuda::mm with config c (the plan accepts it, it is instantiated).
+constexpr bool cuda_mm_runnable(tune::GemmConfig c) { return *cuda_mm_refusal(c) == '\0'; }
 
 template <class Base>
 class MmaSyncFiltered : public Base {
@@ -38,8 +62,8 @@ class MmaSyncFiltered : public Base {
 };
 using MmaSyncTemplateHeuristic = MmaSyncFiltered<tune::MmTemplateHeuristic>;
 
-/// Whether this build can launch cuda::mm_wgmma with config c (the plan accepts it, it is
-/// instantiated); the operands are checked separately (wgmma_operand_refusal).
+/// Whether this build can launch cuda::mm_wgmma with config c on some operands (the plan
+/// accepts it, it is instantiated).
 constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
   return wgmma_supported(c) && in_config_set<wgmma_configs>(c);
 }
@@ -55,11 +79,9 @@ class WgmmaFiltered : public Base {
     std::vector<tune::Kwargs> out;
     const auto& in = ctx.inputs;
     if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
-    if (in.nodes().size() < 2 || in.mat1().strides.size() != 2 || in.mat2().strides.size() != 2) return out;
-    if (in.mat1().strides[1] != 1 || in.mat2().strides[1] != 1) return out;
-    if (*wgmma_operand_refusal(in.m(), in.n(), in.k(), in.mat1().strides[0], in.mat2().strides[0]) != '\0') return out;
+    const Strides2d a{in.mat1().strides[0], in.mat1().strides[1]}, b{in.mat2().strides[0], in.mat2().strides[1]};
     for (const tune::GemmConfig& c : this->configs_for(ctx))
-      if (cuda_mm_wgmma_runnable(c)) out.push_back(tune::to_kwargs(c));
+      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) == '\0') out.push_back(tune::to_kwargs(c));
     return out;
   }
 };

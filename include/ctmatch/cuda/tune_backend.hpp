@@ -2,12 +2,21 @@
 // The CUDA backend of tune/'s autotuner (tune/autotune/runner.hpp says what a backend
 // provides): a Runner with device buffers and a Timer of CUDA events (warm-up, L2 flush,
 // one sample per run), and the kernel templates under their static uids:
-//   aten::mm  CublasMmExtern   cuBLAS, output in the input dtype
+//   aten::mm        CublasMmExtern       cuBLAS (then our epilogue kernel for a fused op)
 //   cuda::mm        CudaMmTemplate       the mma.sync template, for the configs it can run
 //   cuda::mm_wgmma  CudaMmWgmmaTemplate  the Hopper TMA + wgmma template, likewise
 // With these, tune::get_mm_configs + tune::make_choices + tune::Autotuner run on the GPU, and
-// the decision lands in tune's on-disk AutotuneCache. Only mm (two bf16/f16 row-major inputs)
-// is served; for other requests choice_or_none returns nullptr (the choice is dropped).
+// the decision lands in tune's on-disk AutotuneCache. Served: mm of two bf16 or f16 row-major
+// inputs, plain (output in the input dtype, no scalars) or with the scale_cast epilogue of
+// seedlib::mm_scale_cast, which the request describes as an output dtype of f32, f16 or bf16
+// and the scalars "scale" (default 1) and "clamp" (0 or 1; default 0) of the kernel inputs.
+// `ScaleCastOuts` lists the output types a template instantiates the fused epilogue for, and
+// `Inputs` the input types it instantiates at all (each pair is one kernel per config: nvcc
+// time). For anything else choice_or_none returns nullptr (the choice is dropped, never launched).
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,11 +24,26 @@
 #include "../tune/autotune/runner.hpp"
 #include "../tune/kernel_template.hpp"
 #include "../tune/uids.hpp"
-#include "autotune.hpp"
-#include "mm_choices.hpp"
+#include "mm_dispatch.hpp"
 #include "mma_sync_heuristic.hpp"
+#include "timer.hpp"
 
 namespace ctmatch::cuda {
+
+/// The current device's name (cudaDeviceProp::name), for autotune cache keys.
+inline std::string device_name() {
+  int dev = 0;
+  CTMATCH_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CTMATCH_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  return p.name;
+}
+
+/// Output types of the fused scale_cast epilogue: all three, or none (plain mm only).
+using scale_cast_outputs = boost::mp11::mp_list<float, f16, bf16>;
+using plain_mm_only = boost::mp11::mp_list<>;
+/// Input types of the templates: both that the tensor-core kernels take.
+using mm_inputs = boost::mp11::mp_list<bf16, f16>;
 
 class CudaTimer final : public tune::Timer {
  public:
@@ -98,56 +122,98 @@ class CudaRunner final : public tune::Runner {
 };
 
 namespace detail {
-/// The operands of a plain mm request the kernels can read, or nothing.
+template <class T>
+constexpr tune::DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return tune::DType::f32;
+  else if constexpr (std::is_same_v<T, f16>) return tune::DType::f16;
+  else return tune::DType::bf16;
+}
+
+/// The operands and epilogue of a request the kernels can serve, or nothing (`ok` false).
 struct MmRequest {
   bool ok = false;
-  bool bf16 = true;
+  tune::DType in = tune::DType::bf16;
   int m = 0, n = 0, k = 0;
   Strides2d a, b;
+  std::int64_t ldo = 0;
+  tune::DType out = tune::DType::bf16;
+  bool scale_cast = false;  // the fused epilogue; otherwise the identity
+  float scale = 1.0f;
+  bool clamp = false;
 };
 inline MmRequest mm_request(const tune::ChoiceRequest& r) {
   MmRequest q;
   const auto& in = r.inputs;
   if (in.nodes().size() != 2) return q;  // mm only (addmm: not served by this backend)
   const auto dt = in.dtype();
-  if ((dt != tune::DType::bf16 && dt != tune::DType::f16) || in.mat2().dtype != dt || r.layout.dtype != dt) return q;
-  q.bf16 = dt == tune::DType::bf16;
+  if ((dt != tune::DType::bf16 && dt != tune::DType::f16) || in.mat2().dtype != dt) return q;
+  const auto out = r.layout.dtype;
+  if (out != tune::DType::f32 && out != tune::DType::f16 && out != tune::DType::bf16) return q;
+  for (const auto& [name, v] : in.scalars())
+    if (name != "scale" && name != "clamp") return q;  // a scalar no epilogue here understands
+  q.in = dt;
   q.m = static_cast<int>(in.m());
   q.n = static_cast<int>(in.n());
   q.k = static_cast<int>(in.k());
   q.a = {in.mat1().strides[0], in.mat1().strides[1]};
   q.b = {in.mat2().strides[0], in.mat2().strides[1]};
-  q.ok = check_layout(q.m, q.n, q.k, q.a, q.b).empty() && r.layout.strides.size() == 2 &&
-         r.layout.strides[1] == 1;
+  q.out = out;
+  q.scale_cast = out != dt || !in.scalars().empty();
+  q.scale = static_cast<float>(in.get_scalar("scale"));
+  q.clamp = in.scalars().count("clamp") != 0 && in.get_scalar("clamp") != 0;
+  if (r.layout.strides.size() != 2 || r.layout.strides[1] != 1 || r.layout.strides[0] < q.n) return q;
+  q.ldo = r.layout.strides[0];
+  q.ok = check_layout(q.m, q.n, q.k, q.a, q.b).empty();
   return q;
 }
 
-template <class In, class F>
+/// The caller of `uid` for request q: run() calls launch(operands, epilogue) with the input
+/// type and epilogue the request names, decided here once; nullptr when `Inputs` or `Outs`
+/// lacks the requested type. A launch that throws (a refused config, a failed launch) leaves no
+/// CUDA error behind for the next choice, and the autotuner reports it.
+template <class Inputs, class Outs, class Launch>
 std::shared_ptr<tune::ChoiceCaller> make_caller(std::string_view uid, const tune::ChoiceRequest& r,
-                                                const MmRequest& q, F launch) {
-  const std::int64_t ldo = r.layout.strides[0];
-  return std::make_shared<tune::FunctionChoiceCaller>(
-      std::string(uid), r.params.merged(r.extra_kwargs), [q, ldo, launch](const tune::Buffers& b) {
-        const MmOperands<In> op{static_cast<const In*>(b.inputs[0]), static_cast<const In*>(b.inputs[1]),
-                                q.m, q.n, q.k, q.a.row, q.b.row};
-        launch(op, epilogue::Identity<In>{static_cast<In*>(b.output), ldo});
-      });
+                                                const MmRequest& q, Launch launch) {
+  std::function<void(const tune::Buffers&)> fn;
+  auto bind = [&]<class In, class Epi>(In, Epi epi) {
+    fn = [q, epi, launch](const tune::Buffers& b) {
+      const MmOperands<In> op{static_cast<const In*>(b.inputs[0]), static_cast<const In*>(b.inputs[1]),
+                              q.m, q.n, q.k, q.a.row, q.b.row};
+      Epi e = epi;
+      e.out = static_cast<typename Epi::out_type*>(b.output);
+      try {
+        launch(op, e);
+      } catch (...) {
+        (void)cudaGetLastError();  // a failed launch leaves its error behind: clear it
+        throw;
+      }
+    };
+  };
+  auto for_input = [&]<class In>(In) {
+    if (!q.scale_cast) return bind(In{}, epilogue::Identity<In>{nullptr, q.ldo});
+    boost::mp11::mp_for_each<Outs>([&](auto out) {
+      using Out = decltype(out);
+      if (dtype_of<Out>() == q.out) bind(In{}, epilogue::ScaleCast<Out>{nullptr, q.ldo, q.scale, q.clamp});
+    });
+  };
+  boost::mp11::mp_for_each<Inputs>([&](auto in) {
+    if (dtype_of<decltype(in)>() == q.in) for_input(in);
+  });
+  if (!fn) return nullptr;
+  return std::make_shared<tune::FunctionChoiceCaller>(std::string(uid), r.params.merged(r.extra_kwargs), std::move(fn));
 }
 }  // namespace detail
 
-/// aten::mm through cuBLAS.
+/// aten::mm through cuBLAS; with the fused op's epilogue, cuBLAS then our epilogue kernel.
+template <class ScaleCastOuts = scale_cast_outputs, class Inputs = mm_inputs>
 class CublasMmExtern final : public tune::ExternKernelChoiceBase<tune::uids::aten_mm> {
  public:
   [[nodiscard]] std::shared_ptr<tune::ChoiceCaller> choice_or_none(const tune::ChoiceRequest& r) const override {
     const auto q = detail::mm_request(r);
     if (!q.ok) return nullptr;
-    auto ws = ws_;
-    auto go = [&]<class In>(In) {
-      return detail::make_caller<In>(this->uid(), r, q, [ws](const MmOperands<In>& op, const epilogue::Identity<In>& e) {
-        cublas_mm(ws->cublas, op, e.out, e.ldo, nullptr);
-      });
-    };
-    return q.bf16 ? go(bf16{}) : go(f16{});
+    return detail::make_caller<Inputs, ScaleCastOuts>(this->uid(), r, q, [ws = ws_](const auto& op, const auto& epi) {
+      run_aten_mm(*ws, op, epi, nullptr);
+    });
   }
 
  private:
@@ -155,42 +221,33 @@ class CublasMmExtern final : public tune::ExternKernelChoiceBase<tune::uids::ate
 };
 
 /// cuda::mm: the mma.sync template, one instantiation per config of `Configs` (by default the
-/// build's set); a config outside it, or one the plan refuses, is declined.
-template <const auto& Configs = mma_sync_configs>
+/// build's set); a config cuda_mm_refusal refuses is declined.
+template <const auto& Configs = mma_sync_configs, class ScaleCastOuts = scale_cast_outputs, class Inputs = mm_inputs>
 class CudaMmTemplate final : public tune::KernelTemplateBase<tune::uids::cuda_mm> {
  public:
   [[nodiscard]] std::shared_ptr<tune::ChoiceCaller> choice_or_none(const tune::ChoiceRequest& r) const override {
     const auto q = detail::mm_request(r);
     const auto cfg = tune::gemm_config_of(r.params);
-    if (!q.ok || !cfg || !mma_sync_supported(*cfg) || !in_config_set<Configs>(*cfg)) return nullptr;  // refused: never launched
-    const tune::GemmConfig c = *cfg;
-    auto go = [&]<class In>(In) {
-      return detail::make_caller<In>(this->uid(), r, q, [c](const MmOperands<In>& op, const epilogue::Identity<In>& e) {
-        launch_mma_sync<Configs>(c, op, e, nullptr);
-      });
-    };
-    return q.bf16 ? go(bf16{}) : go(f16{});
+    if (!q.ok || !cfg || *cuda_mm_refusal<Configs>(*cfg) != '\0') return nullptr;  // refused: never launched
+    return detail::make_caller<Inputs, ScaleCastOuts>(this->uid(), r, q, [c = *cfg](const auto& op, const auto& epi) {
+      run_cuda_mm<Configs>(c, op, epi, nullptr);
+    });
   }
 };
 
-/// cuda::mm_wgmma: the Hopper template, one instantiation per config of `Configs`; a config
-/// outside it or refused by the plan, and operands TMA cannot describe, are declined (the
-/// operands' addresses and the device are checked again at launch).
-template <const auto& Configs = wgmma_configs>
+/// cuda::mm_wgmma: the Hopper template, one instantiation per config of `Configs`; a config or
+/// operands cuda_mm_wgmma_refusal refuses are declined (the operands' addresses and the device
+/// are checked again at launch).
+template <const auto& Configs = wgmma_configs, class ScaleCastOuts = scale_cast_outputs, class Inputs = mm_inputs>
 class CudaMmWgmmaTemplate final : public tune::KernelTemplateBase<tune::uids::cuda_mm_wgmma> {
  public:
   [[nodiscard]] std::shared_ptr<tune::ChoiceCaller> choice_or_none(const tune::ChoiceRequest& r) const override {
     const auto q = detail::mm_request(r);
     const auto cfg = tune::gemm_config_of(r.params);
-    if (!q.ok || !cfg || !wgmma_supported(*cfg) || !in_config_set<Configs>(*cfg)) return nullptr;
-    if (*wgmma_operand_refusal(q.m, q.n, q.k, q.a.row, q.b.row) != '\0') return nullptr;  // refused: never launched
-    const tune::GemmConfig c = *cfg;
-    auto go = [&]<class In>(In) {
-      return detail::make_caller<In>(this->uid(), r, q, [c](const MmOperands<In>& op, const epilogue::Identity<In>& e) {
-        launch_wgmma<Configs>(c, op, e, nullptr);
-      });
-    };
-    return q.bf16 ? go(bf16{}) : go(f16{});
+    if (!q.ok || !cfg || *cuda_mm_wgmma_refusal<Configs>(*cfg, q.m, q.n, q.k, q.a, q.b) != '\0') return nullptr;
+    return detail::make_caller<Inputs, ScaleCastOuts>(this->uid(), r, q, [c = *cfg](const auto& op, const auto& epi) {
+      run_cuda_mm_wgmma<Configs>(c, op, epi, nullptr);
+    });
   }
 };
 
