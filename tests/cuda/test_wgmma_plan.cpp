@@ -86,7 +86,7 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
   for (const GemmConfig& c : ctmatch::tune::persistent_mm_configs) CHECK(wgmma_supported(c));
   for (const GemmConfig& c : wgmma_reduced_configs) CHECK(in_config_set<wgmma_full_configs>(c));
   // Scaled to small problems, the list reaches configs the template refuses (block_k 32):
-  // those are left out of the full set, so the heuristic must drop them (mm_choices does).
+  // those are left out of the full set, so the heuristic must drop them (cuda_mm_wgmma_refusal does).
   CHECK(wgmma_full_count < ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs).size());
   CHECK(wgmma_full_count == 32);
 }
