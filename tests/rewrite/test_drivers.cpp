@@ -245,6 +245,23 @@ TEST_CASE("a fresh name is the base again once the node holding the base is eras
   CHECK(names.fresh(g, "view") == "view_7");
 }
 
+TEST_CASE("a fresh name is the base again when a rollback undid the node holding it and its id went to another") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  g.output({NodeRef{x}});
+  NameCounter names;
+  NodeId v = no_node;
+  {
+    Graph::Transaction tx(g);  // not committed
+    v = g.call(view_op(), {NodeRef{x}, ints({4})}, {}, g.last(), names.fresh_for(g, view_op()));
+    CHECK(g[v].name() == "view");
+    CHECK(names.fresh_for(g, view_op()) == "view_3");  // the counter now knows v holds `view`
+  }
+  NodeId p = g.placeholder("p");  // takes the id the rollback freed
+  REQUIRE(p == v);
+  CHECK(names.fresh_for(g, view_op()) == "view");
+}
+
 TEST_CASE("repeated passes keep every name unique and the builder's list of created nodes exact") {
   Graph g = view_chain(300);
   for (int pass = 0; pass < 4; ++pass) {

@@ -45,8 +45,10 @@ class NameCounter {
       p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
     }
     // The node found holding the base name holds it while it is live (names do not change and
-    // live names are unique): checking that it is live spares hashing and probing the name.
-    if (p.holder == no_node || p.holder >= g.id_bound() || !g[p.holder].alive()) {
+    // live names are unique): checking that it is live, and still that node (a rollback frees
+    // the ids of the nodes it undoes, and a later node may get the id), spares hashing and
+    // probing the name.
+    if (p.holder == no_node || p.holder >= g.id_bound() || !g[p.holder].alive() || g[p.holder].name() != p.base) {
       p.holder = g.find(p.base);
       if (p.holder == no_node) return p.base;
     }
