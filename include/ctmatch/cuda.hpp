@@ -10,7 +10,7 @@
 #include "cuda/mm_scale_cast.hpp"
 #include "cuda/mma_sync_kernel.hpp"
 #include "cuda/mma_sync_launch.hpp"
-#include "cuda/mma_sync_heuristic.hpp"
+#include "cuda/heuristics.hpp"
 #include "cuda/mma_sync_plan.hpp"
 #include "cuda/timer.hpp"
 #include "cuda/tma.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include <ctmatch/cuda/config_sets.hpp>
-#include <ctmatch/cuda/mma_sync_heuristic.hpp>
+#include <ctmatch/cuda/heuristics.hpp>
 
 using namespace ctmatch::cuda;
 using ctmatch::tune::GemmConfig;

@@ -6,14 +6,14 @@
 //   cuda::mm_wgmma  our Hopper template (TMA + wgmma) with the epilogue fused, likewise
 // Which choices there are for a problem is tune::get_mm_configs' answer (with the CUDA
 // heuristics and templates of tune_backend.hpp); this header only runs one. A config the
-// template refuses (mma_sync_heuristic.hpp says why) throws cuda::Error and is never launched.
+// template refuses (heuristics.hpp says why) throws cuda::Error and is never launched.
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "cublas_mm.hpp"
 #include "mm_problem.hpp"
-#include "mma_sync_heuristic.hpp"
+#include "heuristics.hpp"
 #include "mma_sync_launch.hpp"
 #include "wgmma_launch.hpp"
 

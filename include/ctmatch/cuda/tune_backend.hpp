@@ -25,7 +25,7 @@
 #include "../tune/kernel_template.hpp"
 #include "../tune/uids.hpp"
 #include "mm_dispatch.hpp"
-#include "mma_sync_heuristic.hpp"
+#include "heuristics.hpp"
 #include "timer.hpp"
 
 namespace ctmatch::cuda {

@@ -1,11 +1,12 @@
 #pragma once
-// The cuda::mm heuristic as the mma.sync template needs it: tune's GEMM heuristic (Inductor's
-// default list scaled to the problem), minus every config the template cannot run
-// (mma_sync_plan: warp layout, shared memory over 227 KB, accumulator registers) and, in a
-// build with the reduced config set, every config that has no kernel; and the same for
-// cuda::mm_wgmma (wgmma_plan, and operands TMA can describe). The refusals below are the one
-// place that decides what the templates can run: the heuristics, the templates'
-// choice_or_none (tune_backend.hpp) and the launch dispatch (mm_dispatch.hpp) all ask them.
+// The CUDA templates' heuristics and refusals. The cuda::mm heuristic as the mma.sync template
+// needs it: tune's GEMM heuristic (Inductor's default list scaled to the problem), minus every
+// config the template cannot run (mma_sync_plan: warp layout, shared memory over 227 KB,
+// accumulator registers) and, in a build with the reduced config set, every config that has no
+// kernel; and the same for cuda::mm_wgmma (wgmma_plan, and operands TMA can describe). The
+// refusals below are the one place that decides what the templates can run: the heuristics,
+// the templates' choice_or_none (tune_backend.hpp) and the launch dispatch (mm_dispatch.hpp)
+// all ask them.
 // Plain C++ (no CUDA headers), so choices can be listed, and refusals tested, without a GPU.
 //
 // tune/'s built-in registry registers the unfiltered GemmTemplateHeuristic under
