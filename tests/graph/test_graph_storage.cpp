@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ctmatch/graph.hpp>
@@ -17,12 +18,20 @@ using namespace ctmatch;
 namespace {
 OpId op2() { return intern_op("storage.op2.default"); }
 // A signature with ten parameters: more than the eight a node binds inline.
+// "k3": prefix and number. (Not `"k" + std::to_string(i)`: g++ 12 at -O2 warns falsely with
+// -Wrestrict on that form.)
+std::string numbered(std::string_view prefix, int i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 OpId wide_op() {
   static OpId id = [] {
     OpId op = intern_op("storage.wide.default");
     OpSignature sig;
     sig.params.push_back({"x", false, std::nullopt});
-    for (int i = 1; i < 10; ++i) sig.params.push_back({"k" + std::to_string(i), true, Value(std::int64_t{i})});
+    for (int i = 1; i < 10; ++i) sig.params.push_back({numbered("k", i), true, Value(std::int64_t{i})});
     OpRegistry::global().set_signature(op, sig);
     return op;
   }();
@@ -115,7 +124,7 @@ TEST_CASE("SmallVector insert_at, erase_at and resize keep the order") {
 TEST_CASE("NameIndex agrees with a map through random inserts and erases") {
   // Many names in a small table: long probe runs, so erasure must shift entries back correctly.
   std::vector<std::string> names;
-  for (int i = 0; i < 3000; ++i) names.push_back("n" + std::to_string(i % 7) + "_" + std::to_string(i));
+  for (int i = 0; i < 3000; ++i) names.push_back(numbered("n", i % 7) + numbered("_", i));
   NameIndex index;
   std::map<std::string, NodeId> ref;
   auto name_of = [&](NodeId id) { return std::string_view(names[id]); };
@@ -279,7 +288,7 @@ TEST_CASE("NameIndex skips entries of nodes that are not live and drops them whe
   CHECK(index.find("a", name_of, live) == 2);
   CHECK(index.size() == 3);  // the dead entry of node 0 is still held
   for (NodeId i = 3; i < 40; ++i) {  // growth rehashes and drops it
-    names.push_back("n" + std::to_string(i));
+    names.push_back(numbered("n", static_cast<int>(i)));
     alive.push_back(true);
     index.insert(names[i], i, live);
   }
