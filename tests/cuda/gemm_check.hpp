@@ -1,18 +1,24 @@
 #pragma once
 // What every CUDA GEMM test needs: device buffers, random never-zero operands, a float64 CPU
 // reference, the relative error ||out - ref|| / ||ref||, and output poisoning (every byte 0xFF
-// is NaN in f32, f16 and bf16, so an element the kernel never wrote cannot pass).
+// is NaN in f32, f16 and bf16, so an element the kernel never wrote cannot pass), and
+// check_config, the one check of a kernel config that test_mm_configs and test_wgmma_configs
+// run on every config of their template.
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ctmatch/cuda/element.hpp>
+#include <ctmatch/cuda/epilogue.hpp>
 #include <ctmatch/cuda/error.hpp>
 #include <ctmatch/cuda/mm_problem.hpp>
+#include <ctmatch/cuda/mma_sync_launch.hpp>  // to_string(GemmConfig)
 #include <ctmatch/tune/gemm_config.hpp>
 
 namespace ctmatch::cuda::test {
@@ -122,5 +128,32 @@ struct Problem {
   MmOperands<In> operands() const { return {da.ptr, db.ptr, m, n, k, lda, ldb}; }
   std::vector<double> reference() const { return reference_mm(ha, hb, m, n, k, lda, ldb); }
 };
+
+/// A problem size; lda, ldb are row strides wider than the rows (0: dense).
+struct Shape {
+  int m, n, k;
+  std::int64_t lda = 0, ldb = 0;
+};
+
+/// Runs one config of a GEMM template on fresh random operands of shape s into an output
+/// poisoned with NaN, and checks it against the float64 reference: every element written
+/// (finite) and the relative error under bf16_tolerance. `launch(operands, epilogue)` launches
+/// config c with the Identity epilogue on the default stream; `label` names the template in
+/// the messages.
+template <class In, class Launch>
+void check_config(const char* label, tune::GemmConfig c, const Shape& s, Launch&& launch) {
+  Problem<In> p(s.m, s.n, s.k, s.lda, s.ldb);
+  DeviceBuffer<In> out(static_cast<std::size_t>(s.m) * s.n);
+  out.poison();
+  epilogue::Identity<In> epi{out.ptr, s.n};
+  launch(p.operands(), epi);
+  CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto cmp = compare(out.download(), p.reference(), s.m, s.n, s.n);
+  INFO("config ", to_string(c), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
+  CHECK(cmp.nonfinite == 0);
+  CHECK(cmp.rel_err < bf16_tolerance);
+  MESSAGE(label, " ", to_string(c), std::string(std::is_same_v<In, bf16> ? " bf16 " : " f16 "),
+          s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
+}
 
 }  // namespace ctmatch::cuda::test

@@ -21,37 +21,25 @@ using ctmatch::tune::GemmConfig;
 
 namespace {
 
-struct Shape {
-  int m, n, k;
-  std::int64_t lda = 0, ldb = 0;
-};
 // odd everything (element-wise loads); aligned K and N with edge tiles in every dimension;
 // row strides wider than the rows; one shape with several full tiles and a long K loop.
 constexpr Shape shapes[] = {{67, 45, 33}, {130, 96, 200}, {77, 136, 72, 88, 144}, {256, 256, 320}};
 
+/// Config C of cuda::mm on shape s: gemm_check.hpp's check_config with this template's launcher.
 template <class In, GemmConfig C>
-void check_config(const Shape& s) {
-  Problem<In> p(s.m, s.n, s.k, s.lda, s.ldb);
-  DeviceBuffer<In> out(static_cast<std::size_t>(s.m) * s.n);
-  out.poison();
-  epilogue::Identity<In> epi{out.ptr, s.n};
-  launch_mma_sync<C, In>(p.operands(), epi, nullptr);
-  CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto cmp = compare(out.download(), p.reference(), s.m, s.n, s.n);
-  INFO("config ", to_string(C), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
-  CHECK(cmp.nonfinite == 0);
-  CHECK(cmp.rel_err < bf16_tolerance);
-  MESSAGE("cuda::mm ", to_string(C), std::string(std::is_same_v<In, bf16> ? " bf16 " : " f16 "),
-          s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
+void check_mm(const Shape& s) {
+  test::check_config<In>("cuda::mm", C, s, [](const MmOperands<In>& op, const epilogue::Identity<In>& epi) {
+    launch_mma_sync<C, In>(op, epi, nullptr);
+  });
 }
 
 template <std::size_t I>
 void check_index() {
   if constexpr (I % CTMATCH_SHARDS == CTMATCH_SHARD) {
     constexpr GemmConfig C = mma_sync_configs[I];
-    for (const Shape& s : shapes) check_config<bf16, C>(s);
-    check_config<f16, C>(shapes[0]);
-    check_config<f16, C>(shapes[1]);
+    for (const Shape& s : shapes) check_mm<bf16, C>(s);
+    check_mm<f16, C>(shapes[0]);
+    check_mm<f16, C>(shapes[1]);
   }
 }
 

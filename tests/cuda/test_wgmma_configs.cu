@@ -27,10 +27,6 @@ using ctmatch::tune::GemmConfig;
 
 namespace {
 
-struct Shape {
-  int m, n, k;
-  std::int64_t lda = 0, ldb = 0;
-};
 // Edge tiles in every dimension with K and N multiples of 8 (TMA row strides); N = 45 read
 // through a padded row stride of 48; row strides wider than the rows; K smaller than one
 // k-block; a long K loop (the stage ring wraps); more tiles than multiprocessors (each
@@ -38,29 +34,21 @@ struct Shape {
 constexpr Shape shapes[] = {{67, 48, 40},        {130, 96, 200},  {67, 45, 40, 40, 48},
                             {77, 136, 72, 88, 144}, {256, 256, 1000}, {2200, 2104, 64}};
 
+/// Config C of cuda::mm_wgmma on shape s: gemm_check.hpp's check_config with this template's launcher.
 template <class In, GemmConfig C>
-void check_config(const Shape& s) {
-  Problem<In> p(s.m, s.n, s.k, s.lda, s.ldb);
-  DeviceBuffer<In> out(static_cast<std::size_t>(s.m) * s.n);
-  out.poison();
-  epilogue::Identity<In> epi{out.ptr, s.n};
-  launch_wgmma<C, In>(p.operands(), epi, nullptr);
-  CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto cmp = compare(out.download(), p.reference(), s.m, s.n, s.n);
-  INFO("config ", to_string(C), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
-  CHECK(cmp.nonfinite == 0);
-  CHECK(cmp.rel_err < bf16_tolerance);
-  MESSAGE("cuda::mm_wgmma ", to_string(C), std::string(std::is_same_v<In, bf16> ? " bf16 " : " f16 "),
-          s.m, "x", s.n, "x", s.k, " rel_err=", cmp.rel_err);
+void check_wgmma(const Shape& s) {
+  test::check_config<In>("cuda::mm_wgmma", C, s, [](const MmOperands<In>& op, const epilogue::Identity<In>& epi) {
+    launch_wgmma<C, In>(op, epi, nullptr);
+  });
 }
 
 template <std::size_t I>
 void check_index() {
   if constexpr (I % CTMATCH_SHARDS == CTMATCH_SHARD) {
     constexpr GemmConfig C = wgmma_configs[I];
-    for (const Shape& s : shapes) check_config<bf16, C>(s);
-    check_config<f16, C>(shapes[0]);
-    check_config<f16, C>(shapes[3]);
+    for (const Shape& s : shapes) check_wgmma<bf16, C>(s);
+    check_wgmma<f16, C>(shapes[0]);
+    check_wgmma<f16, C>(shapes[3]);
   }
 }
 
