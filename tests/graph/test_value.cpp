@@ -2,6 +2,9 @@
 
 #include <ctmatch/graph.hpp>
 
+#include <string>
+#include <utility>
+
 using namespace ctmatch;
 
 TEST_CASE("Value holds every argument kind and compares deeply") {
@@ -35,6 +38,44 @@ TEST_CASE("Value visits and rewrites node references inside lists") {
   seen.clear();
   v.for_each_node([&](NodeId id) { seen.push_back(id); });
   CHECK(seen == std::vector<NodeId>{7, 7, 5});
+}
+
+TEST_CASE("copies of a list share it until one of them is written") {
+  static_assert(sizeof(Value) == 16);
+  Value a = Value::list({NodeRef{1}, Value::tuple({NodeRef{1}, 3}), "s"});
+  Value b = a;
+  CHECK(a.items() == b.items());  // shared: copying did not allocate
+  CHECK(b.replace_node(1, 9));    // writing copies the list first
+  CHECK(a.items() != b.items());
+  CHECK((*a.items())[0].node() == 1);
+  CHECK((*(*a.items())[1].items())[0].node() == 1);
+  CHECK((*b.items())[0].node() == 9);
+  CHECK((*(*b.items())[1].items())[0].node() == 9);
+
+  // A list that does not hold the node stays shared.
+  Value c = a;
+  CHECK_FALSE(c.replace_node(5, 6));
+  CHECK(c.items() == a.items());
+
+  // Writable access to a string or a list held once does not copy it.
+  Value s = std::string("tanh");
+  const std::string* before = std::as_const(s).get_if<std::string>();
+  *s.get_if<std::string>() += "!";
+  CHECK(std::as_const(s).get_if<std::string>() == before);
+  Value t = s;
+  *t.get_if<std::string>() = "none";
+  CHECK(*s.get_if<std::string>() == "tanh!");
+  CHECK(*t.get_if<std::string>() == "none");
+
+  // Assignment to itself, and moves, keep the value.
+  Value& self = a;
+  a = self;
+  CHECK(a == Value::list({NodeRef{1}, Value::tuple({NodeRef{1}, 3}), "s"}));
+  Value m = std::move(a);
+  CHECK(m.is_list());
+  CHECK(a.is_none());  // NOLINT: a moved-from Value is None
+  a = std::move(m);
+  CHECK((*a.items())[2] == Value("s"));
 }
 
 TEST_CASE("dtype, layout, memory format and device names") {
