@@ -1,10 +1,12 @@
 #pragma once
-// The configs cuda::mm instantiates. The full set is every config Inductor's default mm list
-// can scale to (tune::reachable_default_mm_configs) that the mma.sync plan accepts: with it, any
-// config the heuristic offers for any problem has a kernel. It costs minutes of nvcc time, so
-// unless CTMATCH_CUDA_FULL_CONFIGS is defined the set is a handful of representative configs
-// (one of each pipeline depth, warp count and tile size class) and the heuristic offers only
-// configs that are instantiated.
+// The configs the CUDA templates instantiate, cuda::mm (mma.sync) and cuda::mm_wgmma (Hopper).
+// Each template has a full set, every config its heuristic's list can scale to
+// (tune::reachable_mm_configs) that the template's plan accepts: with it, any config the
+// heuristic offers for any problem has a kernel. It costs minutes of nvcc time, so unless
+// CTMATCH_CUDA_FULL_CONFIGS is defined each template instantiates a reduced set of a handful of
+// representative configs from its full set, and the heuristics offer only configs that are
+// instantiated. Both templates' sets are built by the same two templates below
+// (runnable_subset, subset_of); only the lists and plans differ.
 #include <array>
 #include <cstddef>
 
@@ -14,37 +16,6 @@
 
 namespace ctmatch::cuda {
 
-namespace detail {
-template <std::size_t N>
-constexpr std::size_t count_supported(const std::array<tune::GemmConfig, N>& in) {
-  std::size_t n = 0;
-  for (const auto& c : in) n += mma_sync_supported(c) ? 1 : 0;
-  return n;
-}
-template <std::size_t Out, std::size_t N>
-constexpr std::array<tune::GemmConfig, Out> keep_supported(const std::array<tune::GemmConfig, N>& in) {
-  std::array<tune::GemmConfig, Out> out{};
-  std::size_t i = 0;
-  for (const auto& c : in)
-    if (mma_sync_supported(c)) out[i++] = c;
-  return out;
-}
-template <class List>
-constexpr std::size_t count_wgmma_supported(const List& in) {
-  std::size_t n = 0;
-  for (const auto& c : in) n += wgmma_supported(c) ? 1 : 0;
-  return n;
-}
-template <std::size_t Out, class List>
-constexpr std::array<tune::GemmConfig, Out> keep_wgmma_supported(const List& in) {
-  std::array<tune::GemmConfig, Out> out{};
-  std::size_t i = 0;
-  for (const auto& c : in)
-    if (wgmma_supported(c)) out[i++] = c;
-  return out;
-}
-}  // namespace detail
-
 /// Whether a constexpr set holds config c (the run-time question the launcher asks).
 template <const auto& Configs>
 constexpr bool in_config_set(tune::GemmConfig c) {
@@ -53,11 +24,53 @@ constexpr bool in_config_set(tune::GemmConfig c) {
   return false;
 }
 
+namespace detail {
+/// The plans as types, to pass one as a template argument.
+struct MmaSyncRunnable {
+  constexpr bool operator()(tune::GemmConfig c) const { return mma_sync_supported(c); }
+};
+struct WgmmaRunnable {
+  constexpr bool operator()(tune::GemmConfig c) const { return wgmma_supported(c); }
+};
+
+template <class Runnable, class List>
+constexpr std::size_t count_runnable(const List& list) {
+  std::size_t n = 0;
+  for (const auto& c : list) n += Runnable{}(c) ? 1 : 0;
+  return n;
+}
+
+/// The configs of List that the plan Runnable accepts, in List's order, as an exact-size array
+/// (the full set of a template).
+template <class Runnable, const auto& List>
+constexpr std::array<tune::GemmConfig, count_runnable<Runnable>(List)> runnable_subset() {
+  std::array<tune::GemmConfig, count_runnable<Runnable>(List)> out{};
+  std::size_t i = 0;
+  for (const auto& c : List)
+    if (Runnable{}(c)) out[i++] = c;
+  return out;
+}
+
+/// Whether every config of Sub is in Set (a reduced set inside its full set: reachable from
+/// the template's list and runnable).
+template <const auto& Sub, const auto& Set>
+constexpr bool subset_of() {
+  for (const auto& c : Sub)
+    if (!in_config_set<Set>(c)) return false;
+  return true;
+}
+
+/// Inductor's persistent TMA list scaled to every problem (cuda::mm_wgmma's heuristic list).
+inline constexpr auto reachable_persistent_mm_configs = tune::reachable_mm_configs(tune::persistent_mm_configs);
+}  // namespace detail
+
+// --- cuda::mm (mma.sync) -----------------------------------------------------------------
+// Its heuristic starts from Inductor's default mm list (tune::default_mm_configs).
+
 /// Every reachable default config the mma.sync template can run (sorted, as the source).
-inline constexpr std::size_t mma_sync_full_count =
-    detail::count_supported(tune::reachable_default_mm_configs);
-inline constexpr std::array<tune::GemmConfig, mma_sync_full_count> mma_sync_full_configs =
-    detail::keep_supported<mma_sync_full_count>(tune::reachable_default_mm_configs);
+inline constexpr auto mma_sync_full_configs =
+    detail::runnable_subset<detail::MmaSyncRunnable, tune::reachable_default_mm_configs>();
+inline constexpr std::size_t mma_sync_full_count = mma_sync_full_configs.size();
 
 /// The reduced set CI compiles. Each is a config the default list scales to.
 inline constexpr std::array<tune::GemmConfig, 6> mma_sync_reduced_configs{{
@@ -68,48 +81,42 @@ inline constexpr std::array<tune::GemmConfig, 6> mma_sync_reduced_configs{{
     {128, 128, 32, 3, 4, 8},  // large tiles, 64x64 warp tiles
     {128, 128, 64, 3, 4, 8},
 }};
-
-#ifdef CTMATCH_CUDA_FULL_CONFIGS
-inline constexpr auto mma_sync_configs = mma_sync_full_configs;
-#else
-inline constexpr auto mma_sync_configs = mma_sync_reduced_configs;
-#endif
-
-static_assert([] {
-  for (const auto& c : mma_sync_reduced_configs)
-    if (!mma_sync_supported(c) || tune::index_of(tune::reachable_default_mm_configs, c) < 0) return false;
-  return true;
-}(), "every reduced config must be reachable from the default list and runnable");
+static_assert(detail::subset_of<mma_sync_reduced_configs, mma_sync_full_configs>(),
+              "every reduced config must be reachable from the default list and runnable");
 
 // --- cuda::mm_wgmma ---------------------------------------------------------------------
-// Its heuristic starts from Inductor's persistent TMA list (tune::persistent_mm_configs); the
-// full set is every config that list scales to which the wgmma plan accepts, the reduced set
-// (CI) the two large-tile configs that serve the big problems.
+// Its heuristic starts from Inductor's persistent TMA list (tune::persistent_mm_configs).
 
 /// Every reachable persistent config the wgmma template can run (sorted, as the source).
-inline constexpr std::size_t wgmma_full_count =
-    detail::count_wgmma_supported(tune::reachable_mm_configs(tune::persistent_mm_configs));
-inline constexpr std::array<tune::GemmConfig, wgmma_full_count> wgmma_full_configs =
-    detail::keep_wgmma_supported<wgmma_full_count>(tune::reachable_mm_configs(tune::persistent_mm_configs));
+inline constexpr auto wgmma_full_configs =
+    detail::runnable_subset<detail::WgmmaRunnable, detail::reachable_persistent_mm_configs>();
+inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 
-inline constexpr std::array<tune::GemmConfig, 2> wgmma_reduced_configs{{
+/// The reduced set CI compiles: the two large-tile configs that serve the big problems, and a
+/// 64-row one for small M. When 32 < M <= 64 the heuristic scales every block_m to 64, so
+/// without it a reduced build would offer no wgmma choice at all; {64, 128, 64, 4, 8, 8} is
+/// what {128, 128, 64, 4, 8, 8} and {256, 128, 64, 4, 8, 8} scale to there (for N > 64,
+/// K > 32). (M <= 32 scales to block_m 16 or 32, which the plan refuses in every build.)
+inline constexpr std::array<tune::GemmConfig, 3> wgmma_reduced_configs{{
     {128, 256, 64, 3, 8, 8},  // two consumer warpgroups of m64n256k16: the large problems
     {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16, one more stage: more tiles for mid sizes
+    {64, 128, 64, 4, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile
 }};
+static_assert(detail::subset_of<wgmma_reduced_configs, wgmma_full_configs>(),
+              "every reduced wgmma config must be reachable from the persistent list and runnable");
+static_assert([] {
+  for (const auto& c : wgmma_reduced_configs)
+    if (c.block_m == 64) return true;
+  return false;
+}(), "the reduced wgmma set must give small-M problems (M <= 64) a 64-row config");
 
+// --- the sets this build instantiates ----------------------------------------------------
 #ifdef CTMATCH_CUDA_FULL_CONFIGS
+inline constexpr auto mma_sync_configs = mma_sync_full_configs;
 inline constexpr auto wgmma_configs = wgmma_full_configs;
 #else
+inline constexpr auto mma_sync_configs = mma_sync_reduced_configs;
 inline constexpr auto wgmma_configs = wgmma_reduced_configs;
 #endif
-
-static_assert([] {
-  for (const auto& c : wgmma_reduced_configs) {
-    bool reachable = false;
-    for (const auto& r : wgmma_full_configs) reachable = reachable || r == c;
-    if (!reachable) return false;
-  }
-  return true;
-}(), "every reduced wgmma config must be reachable from the persistent list and runnable");
 
 }  // namespace ctmatch::cuda
