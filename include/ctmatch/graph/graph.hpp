@@ -95,6 +95,15 @@ class Graph {
   /// name, a reference to a node that is not live, or arguments that do not fit the op's
   /// signature; nothing is changed then.
   NodeId create(NodeSpec spec, NodeId before = no_node) {
+    NodeId id = try_create(spec, before);
+    if (id == no_node) throw GraphError("duplicate node name '" + spec.name + "'");
+    return id;
+  }
+  /// create() for a caller that picks names itself (a pass numbering its new nodes): when a
+  /// live node already has spec.name, returns no_node and changes nothing, `spec` included;
+  /// other errors throw as in create(). The name is hashed and looked up once, for the check
+  /// and the insertion, where asking find() first and then create() would do it twice.
+  NodeId try_create(NodeSpec& spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
@@ -104,8 +113,7 @@ class Graph {
 
     NodeId id = static_cast<NodeId>(nodes_.size());
     // The name check and its insertion in one probe; the index entry waits for the node.
-    if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node)
-      throw GraphError("duplicate node name '" + spec.name + "'");
+    if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node) return no_node;
     Node& n = nodes_.emplace_back();  // nothing below throws but allocation failure
     n.id_ = id;
     n.kind_ = spec.kind;
@@ -374,10 +382,12 @@ class Graph {
   void drop_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
       Node::Users& u = nodes_[in].users_;
-      // Search from the end: the user erased is most often a recent one.
+      // Search from the end: the user erased is most often a recent one, often the last
+      // (then nothing needs to move).
       for (std::size_t i = u.size(); i-- > 0;) {
         if (u[i] == id) {
-          u.erase_at(i);
+          if (i + 1 == u.size()) u.pop_back();
+          else u.erase_at(i);
           journal(Entry{Entry::UserRemoved, in, static_cast<std::uint32_t>(i), id});
           break;
         }

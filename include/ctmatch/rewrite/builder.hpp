@@ -33,26 +33,51 @@ class NameCounter {
   }
   /// A fresh name for a node of op `op`: fresh(g, base_of(op)) without the string work.
   std::string fresh_for(const Graph& g, OpId op) {
-    // A pass creates nodes of a handful of ops: a short list searched linearly beats a table
-    // indexed by op id, which would be allocated and cleared for every pass.
-    PerOp* found = nullptr;
-    for (PerOp& q : per_op_)
-      if (q.op == op) found = &q;
-    if (!found) found = &per_op_.emplace_back(PerOp{op, {}, nullptr});
-    PerOp& p = *found;
-    if (!p.next) {
-      p.base = base_of(op);
-      p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
-    }
-    // The node found holding the base name holds it while it is live (names do not change and
-    // live names are unique): checking that it is live, and still that node (a rollback frees
-    // the ids of the nodes it undoes, and a later node may get the id), spares hashing and
-    // probing the name.
-    if (p.holder == no_node || p.holder >= g.id_bound() || !g[p.holder].alive() || g[p.holder].name() != p.base) {
+    PerOp& p = per_op(op);
+    if (!holds_base(g, p)) {
       p.holder = g.find(p.base);
       if (p.holder == no_node) return p.base;
     }
     return numbered(g, p.base, *p.next);
+  }
+  /// Creates `spec`, a call_function node of spec.op, before `before`, with the name
+  /// fresh_for(g, spec.op) would give it, and returns it. Each candidate name is hashed and
+  /// looked up once: Graph::try_create checks and claims it in one probe (fresh_for, then
+  /// create, would look it up twice). When the node cannot be made (its arguments do not fit),
+  /// the counter moves on exactly as fresh_for would have moved it, then the error goes on.
+  NodeId create_for(Graph& g, NodeSpec& spec, NodeId before) {
+    PerOp& p = per_op(spec.op);
+    if (!holds_base(g, p)) {
+      spec.name = p.base;
+      if (NodeId id = g.try_create(spec, before); id != no_node) {
+        p.holder = id;
+        return id;
+      }
+      p.holder = g.find(p.base);  // taken by a node not known yet
+    }
+    std::size_t& next = *p.next;
+    if (next == 0) next = g.id_bound();
+    std::string& name = spec.name;  // `base_`, then the number (left as is by a failed try)
+    name.assign(p.base);
+    name += '_';
+    const std::size_t stem = name.size();
+    for (;; ++next) {
+      char digits[24];
+      char* end = std::to_chars(digits, digits + sizeof digits, next).ptr;
+      name.resize(stem);
+      name.append(digits, end);
+      NodeId id;
+      try {
+        id = g.try_create(spec, before);
+      } catch (...) {
+        numbered(g, p.base, next);
+        throw;
+      }
+      if (id != no_node) {
+        ++next;
+        return id;
+      }
+    }
   }
   /// `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`, `bench.sdpa.default` -> `sdpa`.
   static std::string_view base_of(OpId op) {
@@ -68,6 +93,28 @@ class NameCounter {
     std::size_t* next = nullptr;  // into by_base_, whose elements do not move
     NodeId holder = no_node;      // the live node last found named `base`
   };
+  /// The entry of `op`, made on first use. A pass creates nodes of a handful of ops: a short
+  /// list searched linearly beats a table indexed by op id, which would be allocated and
+  /// cleared for every pass.
+  PerOp& per_op(OpId op) {
+    PerOp* found = nullptr;
+    for (PerOp& q : per_op_)
+      if (q.op == op) found = &q;
+    if (!found) found = &per_op_.emplace_back(PerOp{op, {}, nullptr});
+    PerOp& p = *found;
+    if (!p.next) {
+      p.base = base_of(op);
+      p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
+    }
+    return p;
+  }
+  /// Whether the base name is known to be taken. The node found holding it holds it while it
+  /// is live (names do not change and live names are unique): checking that it is live, and
+  /// still that node (a rollback frees the ids of the nodes it undoes, and a later node may get
+  /// the id), spares hashing and probing the name.
+  static bool holds_base(const Graph& g, const PerOp& p) {
+    return p.holder != no_node && p.holder < g.id_bound() && g[p.holder].alive() && g[p.holder].name() == p.base;
+  }
   /// `base_K`, K from `next` up (first call: the graph's id bound), the first that is free.
   static std::string numbered(const Graph& g, std::string_view base, std::size_t& next) {
     if (next == 0) next = g.id_bound();
@@ -113,7 +160,8 @@ class RewriteBuilder {
   /// A new call_function node before the root. Throws GraphError when the arguments do not fit
   /// the op's signature (the driver then rolls the rewrite back).
   NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {}) {
-    NodeId id = g_.call(op, std::move(args), std::move(kwargs), root_, names_.fresh_for(g_, op));
+    NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs)};
+    NodeId id = names_.create_for(g_, spec, root_);
     created_.push_back(id);
     return id;
   }

@@ -9,6 +9,7 @@
 // pattern) would never stop: the pass stops after PassOptions::max_rewrites rewrites and
 // reports `cap_hit` (and the cap) in its statistics.
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "../graph/verify.hpp"
@@ -26,7 +27,8 @@ PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
   stats.cap = options.max_rewrites ? options.max_rewrites : 16 * g.size() + 64;
   auto t0 = std::chrono::steady_clock::now();
   {
-    DispatchTable table(set);
+    std::optional<DispatchTable> own_table;
+    const DispatchTable& table = dispatch_table_for(set, own_table);
     PassContext cx(g, options, stats);
     cx.track_changes = true;
     std::vector<NodeId> work;

@@ -49,17 +49,20 @@ struct PatternRule {
   }
   bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
     if (pattern::match_into(pattern, g, root, m)) return true;
-    if (why) {
-      std::string text = pattern::explain(pattern, g, root).to_string();
-      while (!text.empty() && text.back() == '\n') text.pop_back();
-      why->say(text);
-    }
+    if (why) [[unlikely]] say_why(g, root, *why);
     return false;
   }
   std::span<const NodeId> matched_nodes(const match_type& m) const { return m.node_ids(); }
   NodeId replace(RewriteBuilder& b, const match_type& m) const {
     if constexpr (is_callback) return replacement(m, b);
     else return replacement_detail::build_root<P>(replacement, b, m);
+  }
+
+  /// Explain mode only, out of line: the drivers' match stays small enough to inline.
+  [[gnu::noinline, gnu::cold]] void say_why(const Graph& g, NodeId root, Reason& why) const {
+    std::string text = pattern::explain(pattern, g, root).to_string();
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    why.say(text);
   }
 
   /// The same rule, allowed to match when interior nodes have other users (they stay alive).

@@ -25,6 +25,7 @@
 // (keyword names, arity, slot types against the schema).
 #include <boost/mp11/algorithm.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -184,33 +185,56 @@ void forward_from(const Node& src, std::uint64_t given, std::vector<Kwarg>& kwar
   }
 }
 
+/// Schema parameters a call gives, as bits (parameter i: bit i), known at compile time.
+template <class... A>
+inline constexpr std::uint64_t given_mask = (std::uint64_t{0} | ... | (std::uint64_t{1} << A::index));
+
 template <class P, class OpT, class Opts, class Label, class... A, class M, class Fwd>
 NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder& b, const M& m, Fwd&& forward) {
   constexpr std::size_t num_args = OpT::schema.num_args;
   constexpr std::size_t num_positional = OpT::schema.num_positional();
-  std::optional<Value> given[num_args > 0 ? num_args : 1];
-  std::uint64_t mask = 0;
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    ((given[A::index] = build_value<P>(pattern::pget<K>(c.args), b, m), mask |= std::uint64_t{1} << A::index), ...);
-  }(std::index_sequence_for<A...>{});
+  // Which parameters the call gives is known at compile time: the arguments are built straight
+  // into their places in the new node's args (schema order) and kwargs (keyword-only ones, in
+  // schema order, names set first), with no array of optional values in between.
+  constexpr std::uint64_t mask = given_mask<A...>;
+  constexpr std::uint64_t positional_bits =
+      num_positional >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_positional) - 1;
+  constexpr std::size_t last_positional = static_cast<std::size_t>(std::bit_width(mask & positional_bits));
+  constexpr bool has_gaps = std::popcount(mask & positional_bits) != static_cast<int>(last_positional);
 
   OpId op = OpT::id();
-  std::vector<Value> args;
-  std::size_t last_positional = 0;
-  for (std::size_t i = 0; i < num_positional; ++i)
-    if (given[i]) last_positional = i + 1;
-  args.reserve(last_positional);
-  const OpSignature* sig = OpRegistry::global().signature(op);
-  for (std::size_t i = 0; i < last_positional; ++i) {
-    if (given[i]) args.push_back(std::move(*given[i]));
-    else if (sig && i < sig->params.size() && sig->params[i].default_value) args.push_back(*sig->params[i].default_value);
-    else throw GraphError(std::string(OpT::name()) + ": no value for argument '" +
-                          std::string(OpT::schema.args[i].name) + "'");
-  }
+  std::vector<Value> args(last_positional);
   std::vector<Kwarg> kwargs;
-  if constexpr (num_args > num_positional) kwargs.reserve(num_args - num_positional);
-  for (std::size_t i = num_positional; i < num_args; ++i)
-    if (given[i]) kwargs.push_back(Kwarg{std::string(OpT::schema.args[i].name), std::move(*given[i])});
+  if constexpr (num_args > num_positional) {
+    kwargs.reserve(num_args - num_positional);  // room for forwarded ones too
+    for (std::size_t i = num_positional; i < num_args; ++i)
+      if ((mask >> i) & 1u) kwargs.push_back(Kwarg{std::string(OpT::schema.args[i].name), Value()});
+  }
+  // Built in the order the call writes them, as before: nested calls create their nodes in
+  // that order.
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (
+        [&] {
+          constexpr std::size_t i = A::index;
+          if constexpr (i < num_positional) {
+            args[i] = build_value<P>(pattern::pget<K>(c.args), b, m);
+          } else {
+            constexpr std::size_t slot = static_cast<std::size_t>(
+                std::popcount(mask & ~positional_bits & ((std::uint64_t{1} << i) - 1)));
+            kwargs[slot].value = build_value<P>(pattern::pget<K>(c.args), b, m);
+          }
+        }(),
+        ...);
+  }(std::index_sequence_for<A...>{});
+  if constexpr (has_gaps) {  // positional parameters left out before a given one: their defaults
+    const OpSignature* sig = OpRegistry::global().signature(op);
+    for (std::size_t i = 0; i < last_positional; ++i) {
+      if ((mask >> i) & 1u) continue;
+      if (sig && i < sig->params.size() && sig->params[i].default_value) args[i] = *sig->params[i].default_value;
+      else throw GraphError(std::string(OpT::name()) + ": no value for argument '" +
+                            std::string(OpT::schema.args[i].name) + "'");
+    }
+  }
   forward(mask, kwargs);
   return b.call(op, std::move(args), std::move(kwargs));
 }

@@ -1,6 +1,6 @@
 #pragma once
 // RuleSet: rules fixed at compile time (a type list), tried in declaration order, dispatched
-// by the op of the candidate node through a table indexed by op id, built once per run.
+// by the op of the candidate node through a table indexed by op id, kept with the set.
 //
 //   auto rules = ctmatch::rule_set(ViewView{}, PermuteIdentity{}, MmBias{}, MmBiasSwapped{});
 //   ctmatch::PassStats st = ctmatch::sweep(graph, rules);
@@ -15,6 +15,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,75 @@ struct RuleStorage<std::index_sequence<I...>, R...> : RuleSlot<I, R>... {
 };
 }  // namespace detail
 
+/// Which rules to try at a node of a given op: a table indexed by op id. Ops are interned at
+/// run time, so it cannot be built at compile time; a RuleSet builds it when it is made and
+/// when rules are switched on or off, and a driver uses it as long as the rules still name the
+/// root ops it was built from (current_for), else builds its own for the run. Compressed rows:
+/// the rules of op `o` are entries_[begin_[o] .. begin_[o + 1]), in declaration order.
+class DispatchTable {
+ public:
+  DispatchTable() = default;
+  template <class Set>
+  explicit DispatchTable(const Set& set) {
+    build(set);
+  }
+  template <class Set>
+  void build(const Set& set) {
+    source_.clear();
+    set.for_each([&](const auto& r, std::size_t) {
+      for (OpId op : std::span<const OpId>(r.root_ops())) source_.push_back(op);
+    });
+    std::vector<std::pair<OpId, std::uint16_t>> pairs;
+    pairs.reserve(source_.size());
+    OpId bound = 0;
+    set.for_each([&](const auto& r, std::size_t i) {
+      if (!set.enabled(i)) return;
+      for (OpId op : std::span<const OpId>(r.root_ops())) {
+        if (std::find(pairs.begin(), pairs.end(), std::pair{op, static_cast<std::uint16_t>(i)}) != pairs.end())
+          continue;  // a rule listing one op twice is still tried once
+        pairs.emplace_back(op, static_cast<std::uint16_t>(i));
+        if (op != no_op && op + 1 > bound) bound = op + 1;
+      }
+    });
+    begin_.assign(bound + 1, 0);
+    for (auto [op, i] : pairs)
+      if (op != no_op) ++begin_[op + 1];
+    for (OpId o = 0; o < bound; ++o) begin_[o + 1] += begin_[o];
+    entries_.resize(begin_[bound]);
+    std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
+    for (auto [op, i] : pairs)  // pairs are in declaration order: rows stay in it
+      if (op != no_op) entries_[fill[op]++] = i;
+  }
+  /// Whether the rules of `set` still name the root ops this table was built from. A rule may
+  /// compute its root ops when asked (looking up an op that was not interned yet when the table
+  /// was built gives no_op, and a real id later); comparing costs a few instructions per rule,
+  /// building a table costs allocations. (Which rules are enabled is the set's business: it
+  /// rebuilds its table when that changes.)
+  template <class Set>
+  bool current_for(const Set& set) const {
+    bool same = true;
+    std::size_t k = 0;
+    set.for_each([&](const auto& r, std::size_t) {
+      for (OpId op : std::span<const OpId>(r.root_ops())) {
+        same = same && k < source_.size() && source_[k] == op;
+        ++k;
+      }
+    });
+    return same && k == source_.size();
+  }
+  /// Rule indices whose root op is `op`, in declaration order.
+  std::span<const std::uint16_t> rules_for(OpId op) const {
+    if (op >= begin_.size() - 1) return {};
+    return {entries_.data() + begin_[op], entries_.data() + begin_[op + 1]};
+  }
+  bool has_rules(OpId op) const { return op < begin_.size() - 1 && begin_[op] != begin_[op + 1]; }
+
+ private:
+  std::vector<std::uint32_t> begin_ = std::vector<std::uint32_t>(1, 0);  // no rows: no rules
+  std::vector<std::uint16_t> entries_;
+  std::vector<OpId> source_;  // every rule's root ops, enabled or not, in declaration order
+};
+
 template <Rule... R>
 class RuleSet {
  public:
@@ -48,8 +118,10 @@ class RuleSet {
 
   RuleSet()
     requires(size > 0 && (std::default_initializable<R> && ...))
-      : enabled_(size, 1) {}
-  explicit RuleSet(R... r) : storage_(std::move(r)...), enabled_(size, 1) {}
+      : enabled_(size, 1) {
+    table_.build(*this);
+  }
+  explicit RuleSet(R... r) : storage_(std::move(r)...), enabled_(size, 1) { table_.build(*this); }
 
   template <std::size_t I>
   const auto& get() const {
@@ -84,8 +156,14 @@ class RuleSet {
   }
 
   bool enabled(std::size_t i) const { return enabled_[i] != 0; }
-  void set_enabled(std::size_t i, bool on) { enabled_.at(i) = on; }
-  void enable_all() { enabled_.assign(size, 1); }
+  void set_enabled(std::size_t i, bool on) {
+    enabled_.at(i) = on;
+    table_.build(*this);
+  }
+  void enable_all() {
+    enabled_.assign(size, 1);
+    table_.build(*this);
+  }
   /// Keeps only the rules called one of `keep` (every registration of a name). Returns the
   /// names in `keep` that no rule has (empty when all were found).
   std::vector<std::string> enable_only(std::span<const std::string> keep) {
@@ -100,8 +178,13 @@ class RuleSet {
       for (const std::string& k : keep) on |= name(i) == k;
       enabled_[i] = on;
     }
+    table_.build(*this);
     return unknown;
   }
+
+  /// The dispatch table of the enabled rules, built with the set (not once per pass). A driver
+  /// checks DispatchTable::current_for before using it.
+  const DispatchTable& dispatch_table() const { return table_; }
 
   template <Rule... S>
   friend class RuleSet;
@@ -111,6 +194,7 @@ class RuleSet {
  private:
   detail::RuleStorage<std::index_sequence_for<R...>, R...> storage_;
   std::vector<std::uint8_t> enabled_;
+  DispatchTable table_;  // built from the two above: declared after them
 };
 
 template <Rule... R>
@@ -126,49 +210,17 @@ RuleSet<A..., B...> concat(const RuleSet<A...>& a, const RuleSet<B...>& b) {
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
   for (std::size_t i = 0; i < sizeof...(A); ++i) out.enabled_[i] = a.enabled_[i];
   for (std::size_t j = 0; j < sizeof...(B); ++j) out.enabled_[sizeof...(A) + j] = b.enabled_[j];
+  out.table_.build(out);
   return out;
 }
 
-/// Which rules to try at a node of a given op: a table indexed by op id, built once per run
-/// (ops are interned at run time, so it cannot be built at compile time). Compressed rows:
-/// the rules of op `o` are entries_[begin_[o] .. begin_[o + 1]), in declaration order.
-class DispatchTable {
- public:
-  template <class Set>
-  explicit DispatchTable(const Set& set) {
-    std::vector<std::pair<OpId, std::uint16_t>> pairs;
-    std::size_t total = 0;
-    set.for_each([&](const auto& r, std::size_t) { total += r.root_ops().size(); });
-    pairs.reserve(total);
-    OpId bound = 0;
-    set.for_each([&](const auto& r, std::size_t i) {
-      if (!set.enabled(i)) return;
-      for (OpId op : std::span<const OpId>(r.root_ops())) {
-        if (std::find(pairs.begin(), pairs.end(), std::pair{op, static_cast<std::uint16_t>(i)}) != pairs.end())
-          continue;  // a rule listing one op twice is still tried once
-        pairs.emplace_back(op, static_cast<std::uint16_t>(i));
-        if (op != no_op && op + 1 > bound) bound = op + 1;
-      }
-    });
-    begin_.assign(bound + 1, 0);
-    for (auto [op, i] : pairs)
-      if (op != no_op) ++begin_[op + 1];
-    for (OpId o = 0; o < bound; ++o) begin_[o + 1] += begin_[o];
-    entries_.resize(begin_[bound]);
-    std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
-    for (auto [op, i] : pairs)  // pairs are in declaration order: rows stay in it
-      if (op != no_op) entries_[fill[op]++] = i;
-  }
-  /// Rule indices whose root op is `op`, in declaration order.
-  std::span<const std::uint16_t> rules_for(OpId op) const {
-    if (op >= begin_.size() - 1) return {};
-    return {entries_.data() + begin_[op], entries_.data() + begin_[op + 1]};
-  }
-  bool has_rules(OpId op) const { return op < begin_.size() - 1 && begin_[op] != begin_[op + 1]; }
-
- private:
-  std::vector<std::uint32_t> begin_;
-  std::vector<std::uint16_t> entries_;
-};
+/// The table a driver uses for one run over `set`: the set's own while it is current, else one
+/// built into `local` for this run.
+template <class Set>
+const DispatchTable& dispatch_table_for(const Set& set, std::optional<DispatchTable>& local) {
+  if constexpr (requires { set.dispatch_table(); })
+    if (set.dispatch_table().current_for(set)) return set.dispatch_table();
+  return local.emplace(set);
+}
 
 }  // namespace ctmatch

@@ -9,6 +9,8 @@
 //   3. A rewrite inserts its new nodes just before the root, redirects every use of the root,
 //      then erases the matched nodes left without users, last first (rewrite/apply.hpp).
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "../graph/verify.hpp"
@@ -17,11 +19,13 @@
 
 namespace ctmatch {
 
-/// Fills `stats.rules` with one entry per rule of the set, names set.
+/// Fills `stats.rules` with one entry per rule of the set, names set. Each entry is made in
+/// place, once (not a default entry copied and then renamed): every pass pays this.
 template <class Set>
 void init_rule_stats(const Set& set, PassStats& stats) {
-  stats.rules.assign(Set::size, RuleStats{});
-  for (std::size_t i = 0; i < Set::size; ++i) stats.rules[i].name = std::string(set.name(i));
+  stats.rules.clear();
+  stats.rules.reserve(Set::size);
+  set.for_each([&](const auto& r, std::size_t) { stats.rules.emplace_back().name = r.name(); });
 }
 
 namespace detail {
@@ -47,12 +51,14 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
   stats.nodes_before = g.size();
   auto t0 = std::chrono::steady_clock::now();
   {
-    DispatchTable table(set);
+    std::optional<DispatchTable> own_table;
+    const DispatchTable& table = dispatch_table_for(set, own_table);
     PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
     // Written through a plain pointer: push_back's capacity check and call cost more than
-    // the test of the node itself.
-    std::vector<NodeId> candidates(g.size());
-    NodeId* out = candidates.data();
+    // the test of the node itself. Left uninitialized: every entry read is written first.
+    const std::size_t live = g.size();
+    std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(live);
+    NodeId* out = candidates.get();
     const std::size_t bound = g.id_bound();
     for (NodeId id = g.first(); id != no_node; id = g.next(id)) {  // one walk: regions and candidates
       const Node& n = g[id];
@@ -60,11 +66,10 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
       *out = id;
       out += n.kind() == NodeKind::CallFunction && table.has_rules(n.op());
     }
-    candidates.resize(static_cast<std::size_t>(out - candidates.data()));
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead.
     constexpr std::size_t node_ahead = 16, args_ahead = 8;
-    const std::size_t count = candidates.size();
+    const std::size_t count = static_cast<std::size_t>(out - candidates.get());
     for (std::size_t k = 0; k < count; ++k) {
       if (k + node_ahead < count) __builtin_prefetch(&g[candidates[count - 1 - k - node_ahead]]);
       if (k + args_ahead < count) __builtin_prefetch(g[candidates[count - 1 - k - args_ahead]].args().data());
