@@ -221,3 +221,29 @@ TEST_CASE("fresh names stay unique when many nodes share a base") {
   for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
   verify(g);
 }
+
+TEST_CASE("try_create refuses a taken name and changes nothing; create throws for it") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId m = g.call(mm_op(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "m");
+  NodeSpec spec{NodeKind::CallFunction, mm_op(), "m", {}, {NodeRef{x}, NodeRef{m}}, {}};
+  const std::size_t ids = g.id_bound(), live = g.size();
+  CHECK(g.try_create(spec) == no_node);
+  CHECK(g.id_bound() == ids);
+  CHECK(g.size() == live);
+  CHECK(g[x].num_users() == 1);
+  CHECK(g[m].num_users() == 0);
+  CHECK(spec.name == "m");  // left as it was: the caller tries another name
+  CHECK(spec.args.size() == 2);
+  CHECK_THROWS_AS(g.create(spec), GraphError);
+  spec.name = "m2";
+  NodeId m2 = g.try_create(spec, m);
+  REQUIRE(m2 != no_node);
+  CHECK(g.find("m2") == m2);
+  CHECK(g.comes_before(m2, m));
+  CHECK(g[m].users().size() == 1);
+  CHECK(g[m].users()[0] == m2);
+  NodeSpec bad{NodeKind::CallFunction, scale_op(), "s", {}, {NodeRef{x}}, {}};  // dtype missing
+  CHECK_THROWS_AS(g.try_create(bad), GraphError);  // other errors still throw
+  CHECK(g.find("s") == no_node);
+}

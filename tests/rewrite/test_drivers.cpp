@@ -282,3 +282,105 @@ TEST_CASE("repeated passes keep every name unique and the builder's list of crea
   CHECK(st.rules[0].matches == 63);
   verify(h);
 }
+
+TEST_CASE("the builder names new nodes as fresh_for does, and a node that cannot be made uses its number up") {
+  // NameCounter::create_for looks each candidate name up once (Graph::try_create); the names
+  // must be those of fresh_for followed by create, failures included.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId v = g.call(view_op(), {NodeRef{x}, ints({4})});
+  g.output({NodeRef{x}});
+  REQUIRE(g[v].name() == "view");
+  REQUIRE(g.id_bound() == 3);
+  auto view_of_x = [&] { return NodeSpec{NodeKind::CallFunction, view_op(), {}, {}, {NodeRef{x}, ints({4})}, {}}; };
+  NameCounter names;
+  NodeSpec s1 = view_of_x();
+  NodeId a = names.create_for(g, s1, g.last());
+  CHECK(g[a].name() == "view_3");
+  NodeSpec bad{NodeKind::CallFunction, view_op(), {}, {}, {NodeRef{x}}, {}};  // no size: does not fit
+  std::size_t ids = g.id_bound();
+  CHECK_THROWS_AS(names.create_for(g, bad, g.last()), GraphError);
+  CHECK(g.id_bound() == ids);
+  CHECK(g.find("view_4") == no_node);
+  NodeSpec s2 = view_of_x();
+  NodeId b = names.create_for(g, s2, g.last());
+  CHECK(g[b].name() == "view_5");  // view_4 went to the node that could not be made
+  g.placeholder("view_6");         // a taken number is skipped
+  NodeSpec s3 = view_of_x();
+  CHECK(g[names.create_for(g, s3, g.last())].name() == "view_7");
+  g.erase(v);  // the base is free again
+  NodeSpec s4 = view_of_x();
+  CHECK(g[names.create_for(g, s4, g.last())].name() == "view");
+  NodeSpec s5 = view_of_x();
+  CHECK(g[names.create_for(g, s5, g.last())].name() == "view_8");
+  for (const Node& n : g.nodes()) CHECK(g.find(n.name()) == n.id());
+}
+
+namespace {
+/// A hand rule whose root op is looked up each time it is asked: no_op until the op is interned.
+/// It replaces its root by the root's input.
+struct LazyRootRule {
+  struct match_type {
+    MatchedNodes<1> nodes;
+    NodeId input = no_node;
+  };
+  mutable std::array<OpId, 1> roots{no_op};
+  std::string_view name() const { return "lazy_root"; }
+  std::span<const OpId> root_ops() const {
+    roots[0] = OpRegistry::global().find("t.lazy_root_only_here.default");
+    return roots;
+  }
+  bool match(const Graph& g, NodeId root, match_type& m, Reason*) const {
+    m.nodes.clear();
+    m.nodes.push(root);
+    m.input = g[root].args().empty() ? no_node : g[root].args()[0].node();  // the op has no schema
+    return m.input != no_node;
+  }
+  std::span<const NodeId> matched_nodes(const match_type& m) const { return m.nodes.span(); }
+  NodeId replace(RewriteBuilder&, const match_type& m) const { return m.input; }
+};
+}  // namespace
+
+TEST_CASE("a rule set's dispatch table is not used once a rule's root ops have changed") {
+  // The set builds its table when it is made, before the op exists: the rule's root op is
+  // no_op then. The drivers must notice and dispatch on the op the rule names now.
+  auto rules = rule_set(LazyRootRule{});
+  REQUIRE(OpRegistry::global().find("t.lazy_root_only_here.default") == no_op);
+  OpId op = intern_op("t.lazy_root_only_here.default");
+  CHECK(!rules.dispatch_table().current_for(rules));
+  auto make = [&] {
+    Graph g;
+    NodeId x = g.placeholder("x");
+    NodeId n = g.call(op, {NodeRef{x}});
+    g.output({NodeRef{n}});
+    return g;
+  };
+  Graph g = make();
+  PassStats st = sweep(g, rules, checked());
+  CHECK(st.rules[0].matches == 1);
+  CHECK(g.size() == 2);
+  Graph h = make();
+  CHECK(fixpoint(h, rules, checked()).rules[0].matches == 1);
+  rules.enable_all();  // rebuilt: current again
+  CHECK(rules.dispatch_table().current_for(rules));
+  CHECK(rules.dispatch_table().rules_for(op).size() == 1);
+}
+
+TEST_CASE("a rule set's dispatch table follows rules switched on and off") {
+  auto rules = rule_set(ViewView<>{}, PermuteIdentity{});
+  REQUIRE(rules.dispatch_table().current_for(rules));
+  CHECK(rules.dispatch_table().rules_for(view_op()).size() == 1);
+  rules.set_enabled(0, false);
+  CHECK(rules.dispatch_table().rules_for(view_op()).empty());
+  CHECK(rules.dispatch_table().rules_for(permute_op()).size() == 1);
+  Graph g = view_chain(3);
+  CHECK(sweep(g, rules, checked()).total_matches() == 0);
+  std::vector<std::string> keep{"view_view"};
+  rules.enable_only(keep);
+  CHECK(rules.dispatch_table().rules_for(permute_op()).empty());
+  CHECK(sweep(g, rules, checked()).total_matches() == 1);
+  auto both = concat(rules, rule_set(PermuteIdentity{}));
+  CHECK(both.dispatch_table().rules_for(view_op()).size() == 1);
+  CHECK(both.dispatch_table().rules_for(permute_op()).size() == 1);
+  CHECK(both.dispatch_table().rules_for(permute_op())[0] == 2);
+}

@@ -337,12 +337,19 @@ class Graph {
     auto fail = [&](const std::string& why) {
       throw GraphError(std::string(op_name(op)) + ": " + why);
     };
-    std::size_t positional = 0;
-    while (positional < sig->params.size() && !sig->params[positional].kwarg_only) ++positional;
-    if (args.size() > positional)
+    const std::size_t num_params = sig->params.size();
+    // The positional arguments bind the leading parameters that are not keyword-only; checked
+    // on the parameters they bind (the count of positional parameters is only needed for the
+    // error message).
+    bool too_many = args.size() > num_params;
+    for (std::size_t i = 0; i < args.size() && !too_many; ++i) too_many = sig->params[i].kwarg_only;
+    if (too_many) {
+      std::size_t positional = 0;
+      while (positional < num_params && !sig->params[positional].kwarg_only) ++positional;
       fail("takes at most " + std::to_string(positional) + " positional arguments, got " +
            std::to_string(args.size()));
-    where.resize(sig->params.size(), Node::from_default);
+    }
+    where.resize(num_params, Node::from_default);
     for (std::size_t i = 0; i < args.size(); ++i) where[i] = static_cast<std::int16_t>(i);
     std::size_t expect = args.size();  // kwargs usually come in schema order: try the next one first
     for (std::size_t k = 0; k < kwargs.size(); ++k) {

@@ -57,15 +57,21 @@ class NameCounter {
     }
     std::size_t& next = *p.next;
     if (next == 0) next = g.id_bound();
-    std::string& name = spec.name;  // `base_`, then the number (left as is by a failed try)
-    name.assign(p.base);
-    name += '_';
-    const std::size_t stem = name.size();
+    // `base_K` is formatted in a buffer and assigned to the name in one go.
+    char small[64];
+    std::string big;
+    char* buf = small;
+    std::size_t cap = sizeof small;
+    if (p.base.size() + 22 > cap) {  // '_' and up to 20 digits
+      big.resize(p.base.size() + 22);
+      buf = big.data();
+      cap = big.size();
+    }
+    std::memcpy(buf, p.base.data(), p.base.size());
+    buf[p.base.size()] = '_';
     for (;; ++next) {
-      char digits[24];
-      char* end = std::to_chars(digits, digits + sizeof digits, next).ptr;
-      name.resize(stem);
-      name.append(digits, end);
+      char* end = std::to_chars(buf + p.base.size() + 1, buf + cap, next).ptr;
+      spec.name.assign(buf, static_cast<std::size_t>(end - buf));
       NodeId id;
       try {
         id = g.try_create(spec, before);
