@@ -57,21 +57,9 @@ class NameCounter {
     }
     std::size_t& next = *p.next;
     if (next == 0) next = g.id_bound();
-    // `base_K` is formatted in a buffer and assigned to the name in one go.
-    char small[64];
-    std::string big;
-    char* buf = small;
-    std::size_t cap = sizeof small;
-    if (p.base.size() + 22 > cap) {  // '_' and up to 20 digits
-      big.resize(p.base.size() + 22);
-      buf = big.data();
-      cap = big.size();
-    }
-    std::memcpy(buf, p.base.data(), p.base.size());
-    buf[p.base.size()] = '_';
+    NumberedName numbered_name(p.base);
     for (;; ++next) {
-      char* end = std::to_chars(buf + p.base.size() + 1, buf + cap, next).ptr;
-      spec.name.assign(buf, static_cast<std::size_t>(end - buf));
+      spec.name.assign(numbered_name.with(next));  // formatted in place, assigned in one go
       NodeId id;
       try {
         id = g.try_create(spec, before);
@@ -121,23 +109,40 @@ class NameCounter {
   static bool holds_base(const Graph& g, const PerOp& p) {
     return p.holder != no_node && p.holder < g.id_bound() && g[p.holder].alive() && g[p.holder].name() == p.base;
   }
+  /// `base_K` for successive K, formatted in a buffer on the stack (a longer base than it
+  /// holds gets a heap one): naming a node allocates nothing beyond the name itself.
+  class NumberedName {
+   public:
+    explicit NumberedName(std::string_view base) : prefix_(base.size() + 1) {
+      if (prefix_ + 20 > cap_) {  // up to 20 digits
+        big_.resize(prefix_ + 20);
+        buf_ = big_.data();
+        cap_ = big_.size();
+      }
+      std::memcpy(buf_, base.data(), base.size());
+      buf_[base.size()] = '_';
+    }
+    NumberedName(const NumberedName&) = delete;
+    NumberedName& operator=(const NumberedName&) = delete;
+    /// `base_k`, valid until the next call.
+    std::string_view with(std::size_t k) {
+      char* end = std::to_chars(buf_ + prefix_, buf_ + cap_, k).ptr;
+      return {buf_, static_cast<std::size_t>(end - buf_)};
+    }
+
+   private:
+    char small_[64];
+    std::string big_;
+    char* buf_ = small_;
+    std::size_t cap_ = sizeof small_;
+    std::size_t prefix_;
+  };
   /// `base_K`, K from `next` up (first call: the graph's id bound), the first that is free.
   static std::string numbered(const Graph& g, std::string_view base, std::size_t& next) {
     if (next == 0) next = g.id_bound();
-    char small[64];
-    std::string big;
-    char* buf = small;
-    std::size_t cap = sizeof small;
-    if (base.size() + 22 > cap) {  // '_' and up to 20 digits
-      big.resize(base.size() + 22);
-      buf = big.data();
-      cap = big.size();
-    }
-    std::memcpy(buf, base.data(), base.size());
-    buf[base.size()] = '_';
+    NumberedName numbered_name(base);
     for (;; ++next) {
-      char* end = std::to_chars(buf + base.size() + 1, buf + cap, next).ptr;
-      std::string_view c(buf, static_cast<std::size_t>(end - buf));
+      std::string_view c = numbered_name.with(next);
       if (g.find(c) == no_node) {
         ++next;
         return std::string(c);
