@@ -93,10 +93,6 @@ class Value {
     return *this;
   }
   ~Value() { release(); }
-  void swap(Value& o) noexcept {
-    std::swap(kind_, o.kind_);
-    std::swap(u_, o.u_);
-  }
 
   static Value list(std::vector<Value> items) { return Value(List{std::move(items), false}); }
   static Value tuple(std::vector<Value> items) { return Value(List{std::move(items), true}); }
@@ -110,7 +106,7 @@ class Value {
   template <class T>
   const T* get_if() const {
     if (kind_ != kind_of<T>()) return nullptr;
-    return &payload<T>(const_cast<Value&>(*this));
+    return &payload<T>(*this);
   }
   /// The same, writable. A string, symbolic int or list shared with other copies is copied
   /// first, so that writing through the pointer changes this value only.
@@ -135,14 +131,14 @@ class Value {
     if (kind_ == Kind::Node) {
       f(u_.ref.id);
     } else if (kind_ == Kind::List) {
-      for (const Value& v : payload<List>(const_cast<Value&>(*this)).items) v.for_each_node(f);
+      for (const Value& v : payload<List>(*this).items) v.for_each_node(f);
     }
   }
   /// Whether this value refers to `id`, lists included.
   bool refers_to(NodeId id) const {
     if (kind_ == Kind::Node) return u_.ref.id == id;
     if (kind_ == Kind::List)
-      for (const Value& v : payload<List>(const_cast<Value&>(*this)).items)
+      for (const Value& v : payload<List>(*this).items)
         if (v.refers_to(id)) return true;
     return false;
   }
