@@ -98,14 +98,6 @@ using CudaHeuristics = tune::StaticHeuristics<
     tune::HeuristicRegistration<tune::uids::host_mm, "host", "addmm", tune::AddmmMmTemplateHeuristic>>;
 
 /// The built-in registrations with cuda::mm's filtered heuristic.
-inline tune::HeuristicRegistry& cuda_heuristic_registry() {
-  static tune::HeuristicRegistry registry;
-  static const bool installed = [] {
-    CudaHeuristics::install(registry);
-    return true;
-  }();
-  (void)installed;
-  return registry;
-}
+inline tune::HeuristicRegistry& cuda_heuristic_registry() { return CudaHeuristics::registry(); }
 
 }  // namespace ctmatch::cuda

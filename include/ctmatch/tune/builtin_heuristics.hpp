@@ -24,14 +24,6 @@ using BuiltinHeuristics = StaticHeuristics<
     HeuristicRegistration<uids::host_mm, "host", "addmm", AddmmMmTemplateHeuristic>>;
 
 /// The registry get_mm_configs uses unless given another: the built-ins, installed once.
-inline HeuristicRegistry& default_heuristic_registry() {
-  static HeuristicRegistry registry;
-  static const bool installed = [] {
-    BuiltinHeuristics::install(registry);
-    return true;
-  }();
-  (void)installed;
-  return registry;
-}
+inline HeuristicRegistry& default_heuristic_registry() { return BuiltinHeuristics::registry(); }
 
 }  // namespace ctmatch::tune

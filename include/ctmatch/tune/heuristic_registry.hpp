@@ -232,6 +232,13 @@ struct StaticHeuristics {
                 "ctmatch: two heuristics registered under one (template uid, device, op) key");
 
   static void install(HeuristicRegistry& r) { (Registrations::install(r), ...); }
+  /// A registry holding exactly these registrations, made and installed on first use.
+  static HeuristicRegistry& registry() {
+    static HeuristicRegistry r;
+    static const bool installed = (install(r), true);
+    (void)installed;
+    return r;
+  }
 };
 
 }  // namespace ctmatch::tune
