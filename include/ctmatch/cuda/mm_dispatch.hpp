@@ -11,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "../tune/uids.hpp"
 #include "cublas_mm.hpp"
 #include "mm_problem.hpp"
 #include "heuristics.hpp"
@@ -19,9 +20,9 @@
 
 namespace ctmatch::cuda {
 
-inline constexpr std::string_view aten_mm_uid = "aten::mm";
-inline constexpr std::string_view cuda_mm_uid = "cuda::mm";
-inline constexpr std::string_view cuda_mm_wgmma_uid = "cuda::mm_wgmma";
+inline constexpr std::string_view aten_mm_uid = tune::uids::aten_mm.view();
+inline constexpr std::string_view cuda_mm_uid = tune::uids::cuda_mm.view();
+inline constexpr std::string_view cuda_mm_wgmma_uid = tune::uids::cuda_mm_wgmma.view();
 
 struct MmChoice {
   std::string_view uid;
