@@ -14,9 +14,6 @@ using ::ctmatch::fixed_string;
 /// "Any device" / "any op" in a heuristic key, as Inductor's `None`.
 inline constexpr fixed_string any = "";
 
-/// A template uid is `backend::name`: a non-empty backend prefix (letters, digits, `_`), `::`,
-/// and a non-empty name. The prefix says which backend owns the kernel: `aten` (extern library
-/// calls), `cuda` (ctmatch's CUDA templates), `host` (the CPU templates), or a user's own.
 /// Where `::` starts in a uid, or npos. (A plain loop: g++ 12 with -fsanitize=undefined cannot
 /// evaluate string_view::find on a template argument's characters in a constant expression.)
 constexpr std::size_t uid_separator(std::string_view uid) {
@@ -25,6 +22,9 @@ constexpr std::size_t uid_separator(std::string_view uid) {
   return std::string_view::npos;
 }
 
+/// A template uid is `backend::name`: a non-empty backend prefix (letters, digits, `_`), `::`,
+/// and a non-empty name. The prefix says which backend owns the kernel: `aten` (extern library
+/// calls), `cuda` (ctmatch's CUDA templates), `host` (the CPU templates), or a user's own.
 constexpr bool is_valid_uid(std::string_view uid) {
   const auto sep = uid_separator(uid);
   if (sep == std::string_view::npos || sep == 0 || sep + 2 >= uid.size()) return false;
