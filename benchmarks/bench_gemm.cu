@@ -65,11 +65,6 @@ using Outs = boost::mp11::mp_list<f16>;
 using Ins = boost::mp11::mp_list<bf16>;
 using Choices = std::vector<std::shared_ptr<tune::ChoiceCaller>>;
 
-/// `cuda::mm 128x128x64 s3 w8 g8`, or `aten::mm`.
-std::string label(const tune::ChoiceCaller& c) {
-  const auto cfg = tune::gemm_config_of(c.kwargs());
-  return cfg ? std::string(c.uid()) + " " + to_string(*cfg) : std::string(c.uid());
-}
 std::string config_label(const tune::ChoiceCaller& c) {
   const auto cfg = tune::gemm_config_of(c.kwargs());
   return cfg ? to_string(*cfg) : std::string();
@@ -207,8 +202,8 @@ int main(int argc, char** argv) try {
                   "%.3f `%s` | %.2f s / %.4f s |",
                   s.m, s.n, s.k, t_cublas, flops / t_cublas / 1e9, best_mm, flops / best_mm / 1e9,
                   t_cublas / best_mm, config_label(*plain[i_mm]).c_str(), wg, t_unfused, best_fused,
-                  label(*fused[i_fused]).c_str(), 100.0 * (best_fused / fused_same_cfg_mm - 1.0), t_tuned,
-                  label(*miss.winner).c_str(), miss_s, hit_s);
+                  choice_label(*fused[i_fused]).c_str(), 100.0 * (best_fused / fused_same_cfg_mm - 1.0), t_tuned,
+                  choice_label(*miss.winner).c_str(), miss_s, hit_s);
     table.push_back(line);
     std::printf("%s\n  rel err vs unfused: fused %.2e, autotuned %.2e; choices %zu (pruned %zu, rematched %zu, "
                 "failed %zu); hit=%d\n",
@@ -221,14 +216,14 @@ int main(int argc, char** argv) try {
          << ", \"cuda_mm_best_config\": \"" << config_label(*plain[i_mm]) << "\", \"cuda_mm_wgmma_best_ms\": "
          << best_wg << ", \"cuda_mm_wgmma_best_config\": \"" << (have_wg ? config_label(*plain[i_wg]) : std::string())
          << "\", \"unfused_ms\": " << t_unfused << ", \"fused_best_ms\": " << best_fused
-         << ", \"fused_best_choice\": \"" << label(*fused[i_fused]) << "\", \"fused_same_config_mm_ms\": "
+         << ", \"fused_best_choice\": \"" << choice_label(*fused[i_fused]) << "\", \"fused_same_config_mm_ms\": "
          << fused_same_cfg_mm << ", \"autotuned_ms\": " << t_tuned << ", \"autotuned_choice\": \""
-         << label(*miss.winner) << "\", \"autotune_miss_s\": " << miss_s << ", \"autotune_hit_s\": " << hit_s
+         << choice_label(*miss.winner) << "\", \"autotune_miss_s\": " << miss_s << ", \"autotune_hit_s\": " << hit_s
          << ", \"choices\": " << fused.size() << ", \"pruned\": " << miss.pruned << ", \"rematched\": "
          << miss.rematched << ", \"failed\": " << miss.failed.size() << ", \"rel_err_fused\": " << err_fused
          << ", \"rel_err_autotuned\": " << err_tuned << ", \"timings\": [";
     for (std::size_t i = 0; i < fused.size(); ++i)  // the autotuner's medians (a probe for a pruned choice)
-      json << (i ? ", " : "") << "[\"" << label(*fused[i]) << "\", "
+      json << (i ? ", " : "") << "[\"" << choice_label(*fused[i]) << "\", "
            << (std::isnan(miss.median_ms[i]) ? -1.0 : miss.median_ms[i]) << "]";
     json << "]}";
     first_row = false;

@@ -42,11 +42,6 @@ namespace {
 
 constexpr double tolerance = 2e-2;  // relative error (norm): bf16 storage and operands
 
-/// `cuda::mm 128x128x64 s3 w8 g8`, or `aten::mm`.
-std::string label(const tune::ChoiceCaller& c) {
-  const auto cfg = tune::gemm_config_of(c.kwargs());
-  return cfg ? std::string(c.uid()) + " " + to_string(*cfg) : std::string(c.uid());
-}
 
 std::size_t dtype_bytes(Dtype d) { return d == Dtype::f32 ? 4 : 2; }
 
@@ -179,7 +174,7 @@ class GemmChooser {
                   key.clamp ? 1 : 0, key.scale);
     const tune::AutotuneResult r = tuner_.tune(op, inputs, callers);
     std::printf("  autotune %dx%dx%d %s: %zu choices, winner %s %.4f ms%s\n", key.m, key.n, key.k, op, callers.size(),
-                label(*r.winner).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
+                choice_label(*r.winner).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
     // the fastest config of our templates, cuda::mm or cuda::mm_wgmma (on a cache hit, nothing
     // was timed: the first one offered)
     std::size_t best_cuda = callers.size();
@@ -190,7 +185,7 @@ class GemmChooser {
     if (!r.from_cache) {
       std::printf("    cuBLAS + epilogue %.4f ms", r.median_ms[0]);
       if (best_cuda < callers.size())
-        std::printf(", best of our templates (fused) %s %.4f ms", label(*callers[best_cuda]).c_str(),
+        std::printf(", best of our templates (fused) %s %.4f ms", choice_label(*callers[best_cuda]).c_str(),
                     r.median_ms[best_cuda]);
       std::printf("; pruned %zu, rematched %zu, failed %zu\n", r.pruned, r.rematched, r.failed.size());
     }
@@ -255,7 +250,7 @@ class Interpreter {
   std::string plan_summary() const {
     std::string out;
     for (std::size_t i = 0; i < p_.steps.size(); ++i)
-      if (p_.steps[i].kind == StepKind::mm_scale_cast) out += "    " + p_.steps[i].name + ": " + label(*gemms_[i]) + "\n";
+      if (p_.steps[i].kind == StepKind::mm_scale_cast) out += "    " + p_.steps[i].name + ": " + choice_label(*gemms_[i]) + "\n";
     return out;
   }
 

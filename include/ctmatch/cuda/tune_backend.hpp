@@ -39,6 +39,12 @@ inline std::string device_name() {
   return p.name;
 }
 
+/// A choice as the tables print it: `cuda::mm 128x128x64 s3 w8 g8`, or `aten::mm`.
+inline std::string choice_label(const tune::ChoiceCaller& c) {
+  const auto cfg = tune::gemm_config_of(c.kwargs());
+  return cfg ? std::string(c.uid()) + " " + to_string(*cfg) : std::string(c.uid());
+}
+
 /// Output types of the fused scale_cast epilogue: all three, or none (plain mm only).
 using scale_cast_outputs = boost::mp11::mp_list<float, f16, bf16>;
 using plain_mm_only = boost::mp11::mp_list<>;
