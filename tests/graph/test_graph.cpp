@@ -132,6 +132,48 @@ TEST_CASE("kwargs bind alike in schema order, out of order, and given twice is r
   verify(g);
 }
 
+TEST_CASE("a layout given with the arguments binds as the schema does; one that does not fit is bound by name") {
+  // test.scale(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0), written as
+  // scale(x, dtype=Half, scale=2.0): clamp comes from its default.
+  constexpr std::int16_t D = Node::from_default;
+  Graph g;
+  NodeId x = g.placeholder("x");
+  auto make = [&](std::vector<std::int16_t> layout) {
+    NodeSpec s{NodeKind::CallFunction, scale_op(), {}, {}, {NodeRef{x}},
+               {{"dtype", Value(ScalarType::Half)}, {"scale", Value(2.0)}}};
+    s.layout = layout;
+    return g.create(std::move(s));
+  };
+  const std::vector<std::vector<std::int16_t>> layouts = {
+      {0, -1, D, -2},      // the right one
+      {0, -1, D},          // one entry short
+      {0, -2, D, -1},      // kwargs under the wrong parameters
+      {0, -1, D, -1},      // a kwarg placed twice, the other not at all
+      {0, -1, D, -3},      // a kwarg that is not there
+      {-1, -2, D, D},      // the positional argument as a kwarg; scale left to its default
+      {0, D, D, -2},       // dtype, required, left to a default it does not have
+  };
+  for (const auto& layout : layouts) {
+    CAPTURE(layout.size());
+    NodeId n = make(layout);
+    const Node& node = g[n];
+    REQUIRE(node.signature() != nullptr);
+    CHECK(node.arg(0)->node() == x);
+    CHECK(*node.arg(1) == Value(ScalarType::Half));
+    CHECK(*node.arg(2) == Value(false));
+    CHECK(!node.arg_written(2));
+    CHECK(*node.arg(3) == Value(2.0));
+    CHECK(node.arg_written(3));
+  }
+  // Arguments that do not fit the schema still fail with a layout given.
+  NodeSpec missing{NodeKind::CallFunction, scale_op(), {}, {}, {NodeRef{x}}, {}};
+  const std::vector<std::int16_t> no_dtype = {0, D, D, D};
+  missing.layout = no_dtype;
+  CHECK_THROWS_WITH_AS(g.create(std::move(missing)), doctest::Contains("missing required argument 'dtype'"),
+                       GraphError);
+  verify(g);
+}
+
 TEST_CASE("a transaction that is not committed leaves the graph exactly as it was") {
   Graph g;
   NodeId x = g.placeholder("x");

@@ -28,6 +28,11 @@ struct NodeSpec {
   std::string target;  // for kinds other than call_function
   std::vector<Value> args;
   std::vector<Kwarg> kwargs;
+  /// Optional: where each parameter of op's schema is written (argument index, -(kwarg index
+  /// + 1), or Node::from_default), for a caller that knows it in advance (a declarative
+  /// replacement's layout is fixed at compile time): creation then checks it against the
+  /// arguments instead of binding them by name. Empty: bound by name.
+  std::span<const std::int16_t> layout = {};
 };
 
 class Graph {
@@ -109,7 +114,8 @@ class Graph {
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
     if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");
     Node::ArgWhere where;
-    const OpSignature* sig = bind(spec.kind, spec.op, spec.args, spec.kwargs, where);  // may throw
+    const OpSignature* sig = spec.layout.empty() ? bind(spec.kind, spec.op, spec.args, spec.kwargs, where)
+                                                 : bind_layout(spec, where);  // may throw
 
     NodeId id = static_cast<NodeId>(nodes_.size());
     // The name check and its insertion in one probe; the index entry waits for the node.
@@ -367,6 +373,44 @@ class Graph {
         fail("missing required argument '" + sig->params[i].name + "'");
     return sig;
   }
+
+  /// bind() for a spec that gives its layout: the layout is taken when it fits the signature
+  /// and the arguments (positional ones in place, every kwarg placed once under its
+  /// parameter's name, defaults present for the rest), which costs a compare or two per
+  /// parameter and no search; otherwise the arguments are bound by name, as usual.
+  static const OpSignature* bind_layout(const NodeSpec& s, Node::ArgWhere& where) {
+    const OpSignature* sig =
+        s.kind == NodeKind::CallFunction && s.op != no_op ? OpRegistry::global().signature(s.op) : nullptr;
+    const std::size_t n = s.layout.size(), args = s.args.size(), kwargs = s.kwargs.size();
+    bool fits = sig && n == sig->params.size() && args <= n && kwargs <= 64;
+    std::uint64_t placed = 0;  // kwargs placed, as bits
+    std::size_t num_placed = 0;
+    for (std::size_t i = 0; fits && i < n; ++i) {
+      std::int16_t w = s.layout[i];
+      if (i < args) {
+        fits = w == static_cast<std::int16_t>(i) && !sig->params[i].kwarg_only;
+      } else if (w == Node::from_default) {
+        fits = sig->params[i].default_value.has_value();
+      } else {
+        std::size_t k = static_cast<std::size_t>(-(w + 1));
+        fits = w < 0 && k < kwargs && !((placed >> k) & 1u) && s.kwargs[k].name == sig->params[i].name;
+        placed |= std::uint64_t{1} << (k & 63);
+        ++num_placed;
+      }
+    }
+    if (!fits || num_placed != kwargs)
+      return bind(s.kind, s.op, s.args, s.kwargs, where);
+    where.assign(s.layout.data(), n);
+    assert(same_binding(s, where));
+    return sig;
+  }
+#ifndef NDEBUG
+  static bool same_binding(const NodeSpec& s, const Node::ArgWhere& where) {
+    Node::ArgWhere by_name;
+    bind(s.kind, s.op, s.args, s.kwargs, by_name);
+    return by_name.size() == where.size() && std::equal(where.begin(), where.end(), by_name.begin());
+  }
+#endif
 
   template <class F>
   void for_each_input(const Node& n, F&& f) const {

@@ -96,13 +96,15 @@ class Node {
     return kwarg(name);
   }
 
+  /// In a binding layout (NodeSpec::layout): the parameter is not written, its default applies.
+  static constexpr std::int16_t from_default = INT16_MIN;
+
   /// Distinct nodes that use this one, in the order they became users.
   std::span<const NodeId> users() const { return {users_.data(), users_.size()}; }
   std::size_t num_users() const { return users_.size(); }
 
  private:
   friend class Graph;
-  static constexpr std::int16_t from_default = INT16_MIN;
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
   using ArgWhere = SmallVector<std::int16_t, 8>;

@@ -96,8 +96,15 @@ class SmallVector {
   void erase_at(std::size_t i) {
     assert(i < size_);
     T* d = data();
-    std::memmove(d + i, d + i + 1, (size_ - i - 1) * sizeof(T));
+    for (std::size_t j = i + 1; j < size_; ++j) d[j - 1] = d[j];  // a few elements: no memmove call
     --size_;
+  }
+
+  /// Replaces the elements with the n at src.
+  void assign(const T* src, std::size_t n) {
+    reserve(n);
+    if (n) std::memcpy(data(), src, n * sizeof(T));
+    size_ = static_cast<std::uint32_t>(n);
   }
 
   friend bool operator==(const SmallVector& a, const SmallVector& b) {
@@ -110,11 +117,6 @@ class SmallVector {
   }
 
  private:
-  void assign(const T* src, std::size_t n) {
-    reserve(n);
-    if (n) std::memcpy(data(), src, n * sizeof(T));
-    size_ = static_cast<std::uint32_t>(n);
-  }
   void grow(std::size_t want) {
     std::size_t cap = want < 2 * std::size_t{N} ? 2 * std::size_t{N} : want;
     T* mem = static_cast<T*>(::operator new(cap * sizeof(T)));

@@ -8,7 +8,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,18 +26,16 @@ class NameCounter {
  public:
   std::string fresh(const Graph& g, std::string_view base) {
     if (g.find(base) == no_node) return std::string(base);
-    auto it = by_base_.find(std::string(base));
-    if (it == by_base_.end()) it = by_base_.emplace(std::string(base), 0).first;
-    return numbered(g, base, it->second);
+    return numbered(g, base, counter(base).next);
   }
   /// A fresh name for a node of op `op`: fresh(g, base_of(op)) without the string work.
   std::string fresh_for(const Graph& g, OpId op) {
     PerOp& p = per_op(op);
     if (!holds_base(g, p)) {
       p.holder = g.find(p.base);
-      if (p.holder == no_node) return p.base;
+      if (p.holder == no_node) return std::string(p.base);
     }
-    return numbered(g, p.base, *p.next);
+    return numbered(g, p.base, counters_[p.counter].next);
   }
   /// Creates `spec`, a call_function node of spec.op, before `before`, with the name
   /// fresh_for(g, spec.op) would give it, and returns it. Each candidate name is hashed and
@@ -55,7 +52,7 @@ class NameCounter {
       }
       p.holder = g.find(p.base);  // taken by a node not known yet
     }
-    std::size_t& next = *p.next;
+    std::size_t& next = counters_[p.counter].next;
     if (next == 0) next = g.id_bound();
     NumberedName numbered_name(p.base);
     for (;; ++next) {
@@ -81,26 +78,33 @@ class NameCounter {
   }
 
  private:
+  /// The next number to try for names `base_K`. Ops of one base (add.Tensor, add.Scalar)
+  /// share a counter.
+  struct Counter {
+    std::string base;
+    std::size_t next = 0;
+  };
   struct PerOp {
     OpId op;
-    std::string base;
-    std::size_t* next = nullptr;  // into by_base_, whose elements do not move
-    NodeId holder = no_node;      // the live node last found named `base`
+    std::string_view base;    // counters_[counter].base
+    std::size_t counter;
+    NodeId holder = no_node;  // the live node last found named `base`
   };
-  /// The entry of `op`, made on first use. A pass creates nodes of a handful of ops: a short
-  /// list searched linearly beats a table indexed by op id, which would be allocated and
-  /// cleared for every pass.
+  /// A pass creates nodes of a handful of ops and bases: short lists searched linearly beat
+  /// tables (an op-indexed one would be allocated and cleared for every pass; a hash map
+  /// allocates per entry).
+  Counter& counter(std::string_view base) {
+    for (Counter& c : counters_)
+      if (c.base == base) return c;
+    return counters_.emplace_back(Counter{std::string(base), 0});
+  }
+  /// The entry of `op`, made on first use.
   PerOp& per_op(OpId op) {
-    PerOp* found = nullptr;
     for (PerOp& q : per_op_)
-      if (q.op == op) found = &q;
-    if (!found) found = &per_op_.emplace_back(PerOp{op, {}, nullptr});
-    PerOp& p = *found;
-    if (!p.next) {
-      p.base = base_of(op);
-      p.next = &by_base_[p.base];  // ops of one base (add.Tensor, add.Scalar) share a counter
-    }
-    return p;
+      if (q.op == op) return q;
+    std::string_view base = base_of(op);
+    std::size_t index = static_cast<std::size_t>(&counter(base) - counters_.data());
+    return per_op_.emplace_back(PerOp{op, base, index});
   }
   /// Whether the base name is known to be taken. The node found holding it holds it while it
   /// is live (names do not change and live names are unique): checking that it is live, and
@@ -151,7 +155,7 @@ class NameCounter {
   }
 
   std::vector<PerOp> per_op_;
-  std::unordered_map<std::string, std::size_t> by_base_;
+  std::vector<Counter> counters_;
 };
 
 class RewriteBuilder {
@@ -169,9 +173,11 @@ class RewriteBuilder {
   NodeId root() const { return root_; }
 
   /// A new call_function node before the root. Throws GraphError when the arguments do not fit
-  /// the op's signature (the driver then rolls the rewrite back).
-  NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {}) {
-    NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs)};
+  /// the op's signature (the driver then rolls the rewrite back). `layout`, when given, says
+  /// where each schema parameter is written (see NodeSpec::layout).
+  NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {},
+              std::span<const std::int16_t> layout = {}) {
+    NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs), layout};
     NodeId id = names_.create_for(g_, spec, root_);
     created_.push_back(id);
     return id;

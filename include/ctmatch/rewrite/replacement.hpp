@@ -25,6 +25,7 @@
 // (keyword names, arity, slot types against the schema).
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -189,17 +190,45 @@ void forward_from(const Node& src, std::uint64_t given, std::vector<Kwarg>& kwar
 template <class... A>
 inline constexpr std::uint64_t given_mask = (std::uint64_t{0} | ... | (std::uint64_t{1} << A::index));
 
-template <class P, class OpT, class Opts, class Label, class... A, class M, class Fwd>
+/// Where the parameters of a call with given-parameter bits `Mask` are written in the node
+/// build_call makes (NodeSpec::layout): positional ones up to the last given one in place (the
+/// defaults fill gaps), given keyword-only ones as kwargs in schema order, the rest from their
+/// defaults. `complete` is false when a required parameter is not given: the node is then bound
+/// by name, which reports it.
+template <class OpT, std::uint64_t Mask>
+struct call_layout {
+  static constexpr std::size_t num_args = OpT::schema.num_args;
+  static constexpr std::size_t num_positional = OpT::schema.num_positional();
+  static constexpr std::uint64_t positional_bits =
+      num_positional >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_positional) - 1;
+  static constexpr std::size_t last_positional = static_cast<std::size_t>(std::bit_width(Mask & positional_bits));
+  static constexpr std::array<std::int16_t, num_args> value = [] {
+    std::array<std::int16_t, num_args> w{};
+    std::int16_t kwarg = 0;
+    for (std::size_t i = 0; i < num_args; ++i) {
+      if (i < last_positional) w[i] = static_cast<std::int16_t>(i);
+      else if (i >= num_positional && ((Mask >> i) & 1u)) w[i] = static_cast<std::int16_t>(-++kwarg);
+      else w[i] = Node::from_default;
+    }
+    return w;
+  }();
+  static constexpr bool complete = [] {
+    for (std::size_t i = 0; i < num_args; ++i)
+      if (value[i] == Node::from_default && !OpT::schema.args[i].has_default) return false;
+    return true;
+  }();
+};
+
+template <class P, bool Forwarding, class OpT, class Opts, class Label, class... A, class M, class Fwd>
 NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder& b, const M& m, Fwd&& forward) {
-  constexpr std::size_t num_args = OpT::schema.num_args;
-  constexpr std::size_t num_positional = OpT::schema.num_positional();
   // Which parameters the call gives is known at compile time: the arguments are built straight
   // into their places in the new node's args (schema order) and kwargs (keyword-only ones, in
   // schema order, names set first), with no array of optional values in between.
   constexpr std::uint64_t mask = given_mask<A...>;
-  constexpr std::uint64_t positional_bits =
-      num_positional >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_positional) - 1;
-  constexpr std::size_t last_positional = static_cast<std::size_t>(std::bit_width(mask & positional_bits));
+  using layout = call_layout<OpT, mask>;
+  constexpr std::size_t num_args = layout::num_args, num_positional = layout::num_positional;
+  constexpr std::uint64_t positional_bits = layout::positional_bits;
+  constexpr std::size_t last_positional = layout::last_positional;
   constexpr bool has_gaps = std::popcount(mask & positional_bits) != static_cast<int>(last_positional);
 
   OpId op = OpT::id();
@@ -236,7 +265,8 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
     }
   }
   forward(mask, kwargs);
-  return b.call(op, std::move(args), std::move(kwargs));
+  if constexpr (!Forwarding && layout::complete) return b.call(op, std::move(args), std::move(kwargs), layout::value);
+  else return b.call(op, std::move(args), std::move(kwargs));
 }
 
 template <class P, class From, class C, class... Only, class M>
@@ -251,7 +281,7 @@ NodeId build_forward(const ForwardKwargs<From, C, Only...>& f, RewriteBuilder& b
     src = m.template get<name_string<From>::value>();
   }
   using OpT = typename call_traits<C>::op_type;
-  return build_call<P>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
+  return build_call<P, true>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
     forward_from<OpT, Only...>(b.graph()[src], given, kwargs);
   });
 }
@@ -295,7 +325,7 @@ struct element_name<pattern::Slot<N, T>> {
 template <class P, class E, class M>
 Value build_value(const E& e, RewriteBuilder& b, const M& m) {
   if constexpr (call_traits<E>::is_call) {
-    return Value(NodeRef{build_call<P>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {})});
+    return Value(NodeRef{build_call<P, false>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {})});
   } else if constexpr (is_forward<E>) {
     return Value(NodeRef{build_forward<P>(e, b, m)});
   } else if constexpr (is_placeholder<E> || is_slot<E>) {
@@ -327,7 +357,7 @@ Value build_value(const E& e, RewriteBuilder& b, const M& m) {
 template <class P, class E, class M>
 NodeId build_root(const E& e, RewriteBuilder& b, const M& m) {
   if constexpr (call_traits<E>::is_call) {
-    return build_call<P>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {});
+    return build_call<P, false>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {});
   } else if constexpr (is_forward<E>) {
     return build_forward<P>(e, b, m);
   } else if constexpr (is_placeholder<E>) {
