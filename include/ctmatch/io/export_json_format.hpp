@@ -2,7 +2,7 @@
 // What the torch.export JSON reader and writer agree on: how the parts of an
 // `exported_program` document that ctmatch does not model are kept on the graph (annotation
 // keys, all starting with `json:`), which serde Argument tag a Value is written with, and
-// the small JSON text helpers both use (string escaping, Python-compatible floats).
+// the small JSON text helpers both use (string escaping, floats spelled as torch writes them).
 //
 // Unmodelled parts are kept as JSON text in the canonical spelling of `append_json_*`
 // (torch's `json.dumps` separators `, ` and `: `), so read -> write -> read gives the same
@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -181,16 +182,32 @@ inline void append_json_int(std::string& out, std::int64_t v) {
   out.append(buf, r.ptr);
 }
 
-/// Appends `d` so that Python's json module reads back the same float: shortest round-trip
-/// digits, always with a `.` or an exponent (`1.0`, not `1`), and `Infinity`, `-Infinity`,
-/// `NaN` as Python writes them (the reader accepts those three for float arguments).
+// ---- non-finite floats ----
+// JSON has no number for them. torch's serializer writes them as the strings "Infinity",
+// "-Infinity" and "NaN" (its deserializer turns them back with float()); the writer does the
+// same, and the reader also takes Python json.dumps's bare tokens of the same names.
+inline constexpr std::string_view json_infinity = "Infinity";
+inline constexpr std::string_view json_negative_infinity = "-Infinity";
+inline constexpr std::string_view json_nan = "NaN";
+
+/// The float a JSON string stands for when it is torch's spelling of a non-finite float;
+/// nullopt for every other string.
+inline std::optional<double> non_finite_float(std::string_view s) {
+  if (s == json_infinity) return std::numeric_limits<double>::infinity();
+  if (s == json_negative_infinity) return -std::numeric_limits<double>::infinity();
+  if (s == json_nan) return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+/// Appends `d` as torch's serializer writes a float: shortest round-trip digits, always with
+/// a `.` or an exponent (`1.0`, not `1`, as Python's json does), and the non-finite ones as
+/// the strings `"Infinity"`, `"-Infinity"`, `"NaN"`, so that the output is JSON and torch
+/// reads it back.
 inline void append_json_float(std::string& out, double d) {
-  if (d != d) {
-    out += "NaN";
-    return;
-  }
-  if (d == std::numeric_limits<double>::infinity() || d == -std::numeric_limits<double>::infinity()) {
-    out += d < 0 ? "-Infinity" : "Infinity";
+  if (d != d || d == std::numeric_limits<double>::infinity() || d == -std::numeric_limits<double>::infinity()) {
+    out += '"';
+    out += d != d ? json_nan : d < 0 ? json_negative_infinity : json_infinity;
+    out += '"';
     return;
   }
   char buf[40];

@@ -7,7 +7,8 @@
 // - Named inputs: `kind` 1 is positional, 2 keyword (missing `kind`: torch's old rule,
 //   positional unless the schema gives a default or makes it keyword-only). Every serde
 //   Argument tag that has a Value is read; `as_graph`, `as_custom_obj`, `as_complex`,
-//   `as_nested_tensors`, `as_string_to_argument` are reported as unsupported.
+//   `as_nested_tensors`, `as_string_to_argument` are reported as unsupported. A float may be
+//   torch's string "Infinity", "-Infinity" or "NaN" (or Python's bare token of that name).
 // - The format folds `operator.getitem` into the outputs of a multi-output node; they are
 //   recreated right after it, named as listed, as torch's deserializer does
 //   (deserialize_multiple_outputs / generate_getitem). Outputs the serializer named
@@ -27,7 +28,9 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -340,10 +343,13 @@ class Reader {
     }
     return r.value_unsafe();
   }
+  /// A float: a JSON number, or a non-finite one in either spelling found in the wild.
+  /// torch's serializer writes them as the strings "Infinity", "-Infinity", "NaN" (its
+  /// deserializer reads them back with float()); Python's json.dumps writes the same words
+  /// bare, which is not JSON but is accepted too. Any other string is an error.
   double floating(od::value& v, std::string_view what) {
     const char* at = token_start(v);
     std::string_view tok = v.raw_json_token();
-    // Python's json writes these for non-finite floats.
     auto word = [&](std::string_view w) {
       return tok.substr(0, w.size()) == w &&
              (tok.size() == w.size() || std::string_view(" \t\r\n,]}").find(tok[w.size()]) != std::string_view::npos);
@@ -351,6 +357,17 @@ class Reader {
     if (word("NaN")) return std::numeric_limits<double>::quiet_NaN();
     if (word("Infinity")) return std::numeric_limits<double>::infinity();
     if (word("-Infinity")) return -std::numeric_limits<double>::infinity();
+    if (is_type(v, od::json_type::string)) {
+      std::string_view s = take(v.get_string(), at, what);
+      if (std::optional<double> d = non_finite_float(s)) return *d;
+      std::size_t keep = std::min<std::size_t>(s.size(), 40);  // cut at a UTF-8 character boundary
+      while (keep < s.size() && keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+      std::string shown;
+      append_json_string(shown, s.substr(0, keep));
+      if (keep < s.size()) shown.insert(shown.size() - 1, "...");
+      fail(at, "expected a number for " + std::string(what) + ", found the string " + shown +
+                   " (the only strings a float may be are \"Infinity\", \"-Infinity\" and \"NaN\")");
+    }
     if (!is_type(v, od::json_type::number)) fail_type(v, at, "a number", what);
     return take(v.get_double(), at, what);
   }
