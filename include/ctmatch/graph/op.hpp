@@ -59,6 +59,7 @@ class OpRegistry {
     OpId id = static_cast<OpId>(entries_.size());
     entries_.push_back(Entry{std::string(name), nullptr});
     ids_.emplace(entries_.back().name, id);
+    if (id < fast_ops) fast_names_[id].store(&entries_.back().name, std::memory_order_release);
     return id;
   }
   /// The id of `name` if it was interned, else no_op. Never interns.
@@ -67,7 +68,11 @@ class OpRegistry {
     auto it = ids_.find(std::string(name));
     return it == ids_.end() ? no_op : it->second;
   }
+  /// The op's name. For the first `fast_ops` ops it is one atomic load, no lock (a pass names
+  /// its new nodes after their ops).
   std::string_view name(OpId id) const {
+    if (id < fast_ops)
+      if (const std::string* n = fast_names_[id].load(std::memory_order_acquire)) return *n;
     std::lock_guard lock(mutex_);
     return entries_.at(id).name;
   }
@@ -103,6 +108,7 @@ class OpRegistry {
   static constexpr OpId fast_ops = 4096;
   mutable std::mutex mutex_;
   std::atomic<const OpSignature*> fast_signatures_[fast_ops] = {};  // set once each, read lock-free
+  std::atomic<const std::string*> fast_names_[fast_ops] = {};         // likewise: into entries_
   std::deque<Entry> entries_;  // deque: names stay put while more ops are interned
   std::unordered_map<std::string, OpId> ids_;
   std::vector<std::unique_ptr<OpSignature>> signatures_;
