@@ -161,11 +161,16 @@ TEST_CASE("is_mutating: schema writes, out= kwargs, in-place methods") {
   NodeId a = g.call(add_inplace_op(), {NodeRef{x}, NodeRef{x}});
   NodeId n = g.call(neg_out_op(), {NodeRef{x}}, {{"out", Value(NodeRef{x})}});
   NodeId n0 = g.call(neg_out_op(), {NodeRef{x}});  // out defaults to None: not a write
+  // An op without a known signature: its kwargs are all there is to go by.
+  NodeId u = g.call(intern_op("test.unknown_out.default"), {NodeRef{x}}, {{"out", Value(NodeRef{x})}});
+  NodeId u0 = g.call(intern_op("test.unknown_out.default"), {NodeRef{x}}, {{"alpha", Value(2.0)}});
   NodeId m = g.create(NodeSpec{NodeKind::CallMethod, no_op, "m", "mul_", {NodeRef{x}, NodeRef{x}}, {}});
   NodeId d = g.create(NodeSpec{NodeKind::CallMethod, no_op, "d", "__add__", {NodeRef{x}, NodeRef{x}}, {}});
   CHECK(is_mutating(g[a]));
   CHECK(is_mutating(g[n]));
   CHECK_FALSE(is_mutating(g[n0]));
+  CHECK(is_mutating(g[u]));
+  CHECK_FALSE(is_mutating(g[u0]));
   CHECK(is_mutating(g[m]));
   CHECK_FALSE(is_mutating(g[d]));
   CHECK_FALSE(is_mutating(g[x]));

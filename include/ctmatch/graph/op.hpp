@@ -36,6 +36,9 @@ struct OpSignature {
   std::size_t num_returns = 1;
   bool is_mutable = false;  // some argument is written (`Tensor(a!)`): a match must not span it
   bool is_impure = false;   // has side effects: dead-code elimination keeps it
+  /// Whether a parameter is called `out` (set when the signature is registered): a node bound
+  /// to a signature without one cannot carry an `out=` kwarg, and a pass need not look.
+  bool has_out_param = false;
 
   /// Index of the parameter called `name`, or -1.
   int find(std::string_view name) const {
@@ -89,6 +92,7 @@ class OpRegistry {
     std::lock_guard lock(mutex_);
     Entry& e = entries_.at(id);
     if (e.signature) return false;
+    sig.has_out_param = sig.find("out") >= 0;
     signatures_.push_back(std::make_unique<OpSignature>(std::move(sig)));
     e.signature = signatures_.back().get();
     if (id < fast_ops) fast_signatures_[id].store(e.signature, std::memory_order_release);

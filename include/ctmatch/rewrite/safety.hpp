@@ -21,7 +21,10 @@ namespace ctmatch {
 /// Whether the node writes one of its arguments.
 inline bool is_mutating(const Node& n) {
   if (n.kind() == NodeKind::CallFunction) {
-    if (const OpSignature* s = n.signature(); s && s->is_mutable) return true;
+    if (const OpSignature* s = n.signature()) {
+      if (s->is_mutable) return true;
+      if (!s->has_out_param) return false;  // its kwargs all bind to parameters: none is `out`
+    }
     if (n.kwargs().empty()) return false;
   } else if (n.kind() == NodeKind::CallMethod) {
     // In-place tensor methods end in one underscore (`add_`, `copy_`), dunders do not.
