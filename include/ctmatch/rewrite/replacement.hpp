@@ -219,8 +219,13 @@ struct call_layout {
   }();
 };
 
-template <class P, bool Forwarding, class OpT, class Opts, class Label, class... A, class M, class Fwd>
-NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder& b, const M& m, Fwd&& forward) {
+/// build_call's last step for a call that forwards no kwargs.
+struct no_forward {
+  void operator()(std::uint64_t, std::vector<Kwarg>&) const {}
+};
+
+template <class P, class OpT, class Opts, class Label, class... A, class M, class Fwd = no_forward>
+NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder& b, const M& m, Fwd&& forward = {}) {
   // Which parameters the call gives is known at compile time: the arguments are built straight
   // into their places in the new node's args (schema order) and kwargs (keyword-only ones, in
   // schema order, names set first), with no array of optional values in between.
@@ -265,8 +270,11 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
     }
   }
   forward(mask, kwargs);
-  if constexpr (!Forwarding && layout::complete) return b.call(op, std::move(args), std::move(kwargs), layout::value);
-  else return b.call(op, std::move(args), std::move(kwargs));
+  // Forwarded kwargs are known only now: such a node is bound by name.
+  if constexpr (std::is_same_v<std::remove_cvref_t<Fwd>, no_forward> && layout::complete)
+    return b.call(op, std::move(args), std::move(kwargs), layout::value);
+  else
+    return b.call(op, std::move(args), std::move(kwargs));
 }
 
 template <class P, class From, class C, class... Only, class M>
@@ -281,7 +289,7 @@ NodeId build_forward(const ForwardKwargs<From, C, Only...>& f, RewriteBuilder& b
     src = m.template get<name_string<From>::value>();
   }
   using OpT = typename call_traits<C>::op_type;
-  return build_call<P, true>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
+  return build_call<P>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
     forward_from<OpT, Only...>(b.graph()[src], given, kwargs);
   });
 }
@@ -325,7 +333,7 @@ struct element_name<pattern::Slot<N, T>> {
 template <class P, class E, class M>
 Value build_value(const E& e, RewriteBuilder& b, const M& m) {
   if constexpr (call_traits<E>::is_call) {
-    return Value(NodeRef{build_call<P, false>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {})});
+    return Value(NodeRef{build_call<P>(e, b, m)});
   } else if constexpr (is_forward<E>) {
     return Value(NodeRef{build_forward<P>(e, b, m)});
   } else if constexpr (is_placeholder<E> || is_slot<E>) {
@@ -357,7 +365,7 @@ Value build_value(const E& e, RewriteBuilder& b, const M& m) {
 template <class P, class E, class M>
 NodeId build_root(const E& e, RewriteBuilder& b, const M& m) {
   if constexpr (call_traits<E>::is_call) {
-    return build_call<P, false>(e, b, m, [](std::uint64_t, std::vector<Kwarg>&) {});
+    return build_call<P>(e, b, m);
   } else if constexpr (is_forward<E>) {
     return build_forward<P>(e, b, m);
   } else if constexpr (is_placeholder<E>) {
