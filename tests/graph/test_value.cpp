@@ -40,6 +40,38 @@ TEST_CASE("Value visits and rewrites node references inside lists") {
   CHECK(seen == std::vector<NodeId>{7, 7, 5});
 }
 
+TEST_CASE("a list known to hold no node is skipped, and known again only as long as nothing writes it") {
+  std::vector<NodeId> seen;
+  auto nodes_of = [&](const Value& v) {
+    seen.clear();
+    v.for_each_node([&](NodeId id) { seen.push_back(id); });
+    return seen;
+  };
+  Value shape = Value::list({2, 3, Value::tuple({4, 5})});
+  CHECK(nodes_of(shape).empty());
+  CHECK_FALSE(shape.refers_to(0));
+  CHECK_FALSE(shape.replace_node(0, 1));
+  // Nested: the inner list's node is found through the outer list.
+  Value nested = Value::list({2, Value::list({3, NodeRef{8}})});
+  CHECK(nodes_of(nested) == std::vector<NodeId>{8});
+  CHECK(nested.refers_to(8));
+  // A list of ints written through get_if to hold a node: the node is found, by this value
+  // and by its copies made after, and not by a copy made before (which still holds ints only).
+  Value before = shape;
+  shape.get_if<List>()->items.push_back(NodeRef{6});
+  CHECK(nodes_of(shape) == std::vector<NodeId>{6});
+  CHECK(shape.refers_to(6));
+  Value after = shape;
+  CHECK(nodes_of(after) == std::vector<NodeId>{6});
+  CHECK(after.replace_node(6, 7));
+  CHECK(nodes_of(after) == std::vector<NodeId>{7});
+  CHECK(nodes_of(before).empty());
+  // Through a nested list's get_if too.
+  Value outer = Value::list({Value::list({1, 2})});
+  outer.get_if<List>()->items[0].get_if<List>()->items[1] = NodeRef{3};
+  CHECK(nodes_of(outer) == std::vector<NodeId>{3});
+}
+
 TEST_CASE("copies of a list share it until one of them is written") {
   static_assert(sizeof(Value) == 16);
   Value a = Value::list({NodeRef{1}, Value::tuple({NodeRef{1}, 3}), "s"});

@@ -8,7 +8,8 @@
 // in a heap box shared by every copy (reference counted, atomically: copies of one graph may be
 // used from several threads). Copying a Value never allocates, so a rewrite that forwards a
 // shape list, or a graph copy, costs a count increment per list; the box is copied only when a
-// shared one is written through the mutable get_if (copy on write).
+// shared one is written through the mutable get_if (copy on write). A list also records, in the
+// Value, whether it is known to hold no node, so that walking references skips its box.
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -70,16 +71,17 @@ class Value {
   Value(MemoryFormat m) noexcept : kind_(Kind::MemoryFormat) { u_.mf = m; }
   Value(NodeRef r) noexcept : kind_(Kind::Node) { u_.ref = r; }
   Value(SymInt s) : kind_(Kind::SymInt) { u_.heap = new Box<SymInt>(std::move(s)); }
-  Value(List l) : kind_(Kind::List) { u_.heap = new Box<List>(std::move(l)); }
+  Value(List l) : kind_(Kind::List), no_nodes_(!any_node(l.items)) { u_.heap = new Box<List>(std::move(l)); }
 
-  Value(const Value& o) noexcept : kind_(o.kind_), u_(o.u_) {
+  Value(const Value& o) noexcept : kind_(o.kind_), no_nodes_(o.no_nodes_), u_(o.u_) {
     if (boxed()) u_.heap->count.fetch_add(1, std::memory_order_relaxed);
   }
-  Value(Value&& o) noexcept : kind_(o.kind_), u_(o.u_) { o.kind_ = Kind::None; }
+  Value(Value&& o) noexcept : kind_(o.kind_), no_nodes_(o.no_nodes_), u_(o.u_) { o.kind_ = Kind::None; }
   Value& operator=(const Value& o) noexcept {
     if (o.boxed()) o.u_.heap->count.fetch_add(1, std::memory_order_relaxed);  // first: o may be *this
     release();
     kind_ = o.kind_;
+    no_nodes_ = o.no_nodes_;
     u_ = o.u_;
     return *this;
   }
@@ -87,6 +89,7 @@ class Value {
     if (this != &o) {
       release();
       kind_ = o.kind_;
+      no_nodes_ = o.no_nodes_;
       u_ = o.u_;
       o.kind_ = Kind::None;
     }
@@ -109,11 +112,13 @@ class Value {
     return &payload<T>(*this);
   }
   /// The same, writable. A string, symbolic int or list shared with other copies is copied
-  /// first, so that writing through the pointer changes this value only.
+  /// first, so that writing through the pointer changes this value only. (A list written
+  /// through it may come to hold nodes: it is no longer known not to.)
   template <class T>
   T* get_if() {
     if (kind_ != kind_of<T>()) return nullptr;
     if constexpr (is_boxed<T>) make_unique<T>();
+    if constexpr (std::is_same_v<T, List>) no_nodes_ = false;
     return &payload<T>(*this);
   }
   template <class T>
@@ -125,19 +130,20 @@ class Value {
     return l ? &l->items : nullptr;
   }
 
-  /// Calls f(NodeId) for every node this value refers to, lists included.
+  /// Calls f(NodeId) for every node this value refers to, lists included. A list known to
+  /// hold no node (a shape, a permutation: most lists) is not opened.
   template <class F>
   void for_each_node(F&& f) const {
     if (kind_ == Kind::Node) {
       f(u_.ref.id);
-    } else if (kind_ == Kind::List) {
+    } else if (kind_ == Kind::List && !no_nodes_) {
       for (const Value& v : payload<List>(*this).items) v.for_each_node(f);
     }
   }
   /// Whether this value refers to `id`, lists included.
   bool refers_to(NodeId id) const {
     if (kind_ == Kind::Node) return u_.ref.id == id;
-    if (kind_ == Kind::List)
+    if (kind_ == Kind::List && !no_nodes_)
       for (const Value& v : payload<List>(*this).items)
         if (v.refers_to(id)) return true;
     return false;
@@ -224,6 +230,11 @@ class Value {
     return payload<T>(const_cast<Value&>(v));
   }
 
+  static bool any_node(const std::vector<Value>& items) {
+    for (const Value& v : items)
+      if (v.kind_ == Kind::Node || (v.kind_ == Kind::List && !v.no_nodes_)) return true;
+    return false;
+  }
   bool boxed() const { return kind_ == Kind::String || kind_ == Kind::SymInt || kind_ == Kind::List; }
   template <class T>
   void make_unique() {
@@ -242,6 +253,11 @@ class Value {
   }
 
   Kind kind_ = Kind::None;
+  // A list whose items (nested lists included) refer to no node: set when the list is made,
+  // cleared when it is written through get_if. It lives in what would be padding: lists of
+  // ints are most lists, and walking the graph's references (users lists, rewiring) need not
+  // open their boxes, each a cache miss.
+  bool no_nodes_ = false;
   union Payload {
     Payload() : i(0) {}
     bool b;
