@@ -995,8 +995,11 @@ class Reader {
         fail(site.at, "reference to undefined node '" + name + "'");
       }
       r->id = id;
-    } else if (auto* l = v.get_if<List>()) {
-      for (Value& x : l->items) resolve(x, refs, k);
+    } else if (v.is_list()) {
+      bool refs_inside = false;  // most lists are shapes: left unopened, they stay known node-free
+      v.for_each_node([&](NodeId) { refs_inside = true; });
+      if (refs_inside)
+        for (Value& x : v.get_if<List>()->items) resolve(x, refs, k);
     }
   }
   NodeId create(Graph& g, NodeSpec spec, const char* at) {
