@@ -13,21 +13,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "json_error_helpers.hpp"
 #include "test_data.hpp"
 
 using namespace ctmatch;
+using test::error_of;
+using test::pos;
+using test::replace;
 
 namespace {
-
-/// What reading `text` throws, as `FILE:LINE:COL: error: ...`; "no error" when it reads.
-std::string error_of(std::string_view text) {
-  try {
-    io::read_export_json(text, "in.json");
-  } catch (const io::ParseError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 /// A small valid document: x, w -> mm -> relu.
 const std::string small =
@@ -40,18 +34,6 @@ const std::string small =
     "{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": [{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": \"mm\"}}, \"kind\": 1}], "
     "\"outputs\": [{\"as_tensor\": {\"name\": \"relu\"}}], \"metadata\": {\"note\": \"META\"}}],\n"
     "\"tensor_values\": {}}}}\n";
-
-/// `LINE:COL` of byte `offset` of `text`.
-std::string pos(std::string_view text, std::size_t offset) {
-  auto [line, col] = io::line_column(text, offset);
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-std::string replace(std::string s, std::string_view what, std::string_view with) {
-  auto at = s.find(what);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, what.size(), with);
-}
 
 }  // namespace
 

@@ -15,7 +15,12 @@
 #include <string_view>
 #include <vector>
 
+#include "json_error_helpers.hpp"
+
 using namespace ctmatch;
+using test::error_of;
+using test::pos;
+using test::replace;
 
 namespace {
 
@@ -86,26 +91,6 @@ void check_values(const Graph& g) {
   CHECK(std::isnan(first[1]));
   CHECK(second == std::vector<double>{-inf});
   CHECK(number(arg(g, "sym", 1)) == inf);
-}
-
-std::string error_of(std::string_view text) {
-  try {
-    io::read_export_json(text, "in.json");
-  } catch (const io::ParseError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-std::string pos(std::string_view text, std::size_t offset) {
-  auto [line, col] = io::line_column(text, offset);
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-std::string replace(std::string s, std::string_view what, std::string_view with) {
-  auto at = s.find(what);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, what.size(), with);
 }
 
 bool is_strict_json(const std::string& text) {
