@@ -86,7 +86,7 @@ class NameCounter {
   };
   struct PerOp {
     OpId op;
-    std::string_view base;    // counters_[counter].base
+    std::string_view base;    // base_of(op): a view of the op registry's name
     std::size_t counter;
     NodeId holder = no_node;  // the live node last found named `base`
   };
