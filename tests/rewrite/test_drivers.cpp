@@ -72,6 +72,31 @@ TEST_CASE("sweep on a long chain: every other pair") {
   CHECK(count_op(h, view_op()) == 1);
 }
 
+TEST_CASE("sweep visits in node order, also where ids do not follow it") {
+  // x -> v3 -> v2 -> v1 -> v0 -> output, where each v was inserted before the one made just
+  // before it: ids run against the node order (as after a pass inserted nodes). Last first in
+  // node order, the sweep rewrites at v0 (erasing v1), skips v1, then rewrites at v2 (erasing
+  // v3): the roots of a chain of four built in order, every other pair. Visited by id, it
+  // would start at v3 and fire at v2, v1 and v0.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  std::vector<NodeId> v;
+  for (int i = 0; i < 4; ++i)
+    v.push_back(g.call(view_op(), {NodeRef{x}, ints({4, i + 1})}, {}, i ? v.back() : no_node, "v" + std::to_string(i)));
+  g.output({NodeRef{v[0]}});
+  for (int i = 0; i < 3; ++i) g.set_args(v[i], {NodeRef{v[i + 1]}, ints({4, i + 1})}, {});
+  REQUIRE(g.comes_before(v[3], v[0]));
+  REQUIRE(v[3] > v[0]);
+
+  PassStats st = sweep(g, rule_set(ViewView<>{}), checked());
+  REQUIRE(st.rules[0].roots.size() == 2);
+  CHECK(st.rules[0].roots[0] == v[0]);
+  CHECK(st.rules[0].roots[1] == v[2]);
+  CHECK(count_op(g, view_op()) == 2);
+  Graph in_order = view_chain(4);
+  CHECK(sweep(in_order, rule_set(ViewView<>{}), checked()).rules[0].matches == 2);
+}
+
 TEST_CASE("rules are dispatched by root op and tried in declaration order; the first that applies wins") {
   // add(mm(a, b), mm_1(c, d)): both registrations of mm_bias match; the first one (mm as the
   // first operand) must win, so the result is addmm(mm_1, a, b).

@@ -45,17 +45,6 @@ class MutationRegions {
   explicit MutationRegions(const Graph& g) {
     for (const Node& n : g.nodes()) note(n, g.id_bound());
   }
-  /// Adds the next node in graph order. A driver that walks the graph anyway builds the
-  /// regions in the same walk (one pass over the nodes, not two). Graphs without any mutating
-  /// node (most) get no table at all.
-  void note(const Node& n, std::size_t id_bound) {
-    if (is_mutating(n)) {
-      if (!any_) region_.assign(id_bound, 0);
-      ++current_;
-      any_ = true;
-    }
-    if (any_) region_[n.id()] = current_;
-  }
   /// Whether the graph has any mutating node at all (else the check is skipped).
   bool any() const { return any_; }
   std::uint32_t operator[](NodeId id) const { return id < region_.size() ? region_[id] : 0; }
@@ -73,6 +62,16 @@ class MutationRegions {
   }
 
  private:
+  // Adds the next node in graph order. Graphs without any mutating node (most) get no table.
+  void note(const Node& n, std::size_t id_bound) {
+    if (is_mutating(n)) {
+      if (!any_) region_.assign(id_bound, 0);
+      ++current_;
+      any_ = true;
+    }
+    if (any_) region_[n.id()] = current_;
+  }
+
   std::vector<std::uint32_t> region_;
   std::uint32_t current_ = 0;
   bool any_ = false;

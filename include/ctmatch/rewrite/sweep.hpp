@@ -8,6 +8,7 @@
 //      rule that matches (and passes its check and the safety checks) is applied at once.
 //   3. A rewrite inserts its new nodes just before the root, redirects every use of the root,
 //      then erases the matched nodes left without users, last first (rewrite/apply.hpp).
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -54,18 +55,26 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     std::optional<DispatchTable> own_table;
     const DispatchTable& table = dispatch_table_for(set, own_table);
     PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
-    // Written through a plain pointer: push_back's capacity check and call cost more than
-    // the test of the node itself. Left uninitialized: every entry read is written first.
-    const std::size_t live = g.size();
-    std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(live);
-    NodeId* out = candidates.get();
+    // The candidates and whether any node writes its arguments, in one scan of the node array
+    // in id order: loads that do not depend on each other, which the hardware streams. Walking
+    // the node list instead is a chain of dependent loads, each waiting for the node before it,
+    // and a node is often out of the cache when a pass starts. Ids follow the node order except
+    // where an earlier pass inserted nodes; the candidates are then sorted into it.
     const std::size_t bound = g.id_bound();
-    for (NodeId id = g.first(); id != no_node; id = g.next(id)) {  // one walk: regions and candidates
+    std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(g.size());
+    NodeId* out = candidates.get();
+    bool mutating = false, in_order = true;
+    for (NodeId id = 0; id < bound; ++id) {
       const Node& n = g[id];
-      cx.regions.note(n, bound);
-      *out = id;
-      out += n.kind() == NodeKind::CallFunction && table.has_rules(n.op());
+      if (!n.alive()) continue;
+      mutating |= is_mutating(n);
+      if (n.kind() != NodeKind::CallFunction || !table.has_rules(n.op())) continue;
+      in_order &= out == candidates.get() || g.comes_before(out[-1], id);
+      *out++ = id;
     }
+    if (!in_order) std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
+    // Mutation regions are numbered in node order: the list is walked only when some node writes.
+    if (mutating) cx.regions = MutationRegions(g);
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead. A match reads
     // the front of a node (links, signature, arguments, binding index, users, kwargs: its first
