@@ -217,6 +217,53 @@ TEST_CASE("a transaction that is not committed leaves the graph exactly as it wa
   CHECK(g.find("mm_1") == no_node);
 }
 
+TEST_CASE("the op array, the count of mutating nodes and id order follow every change, rollbacks included") {
+  // An op without a signature writes when it carries a non-None out= kwarg.
+  const OpId w = intern_op("test.write_out.default");
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId b = g.call(w, {NodeRef{a}}, {{"out", Value(NodeRef{x})}});
+  NodeId out = g.output({NodeRef{b}});
+  auto ops = [&] { return std::vector<OpId>(g.live_call_ops().begin(), g.live_call_ops().end()); };
+  CHECK(ops() == std::vector<OpId>{no_op, mm_op(), w, no_op});
+  CHECK(g.num_mutating() == 1);
+  CHECK(g.ids_in_order());
+
+  g.set_args(b, {NodeRef{a}}, {});  // no out=: no longer a write
+  CHECK(g.num_mutating() == 0);
+  {
+    Graph::Transaction tx(g);
+    g.set_args(b, {NodeRef{a}}, {{"out", Value(NodeRef{x})}});
+    NodeId c = g.call(w, {NodeRef{x}}, {{"out", Value(NodeRef{x})}}, a);  // before a: ids leave node order
+    CHECK(g.num_mutating() == 2);
+    CHECK_FALSE(g.ids_in_order());
+    CHECK(ops() == std::vector<OpId>{no_op, mm_op(), w, no_op, w});
+    g.replace_all_uses(b, a);
+    g.erase(b);
+    CHECK(g.num_mutating() == 1);
+    CHECK(ops()[b] == no_op);
+    CHECK(ops()[c] == w);
+    verify(g);
+  }  // rolled back
+  verify(g);
+  CHECK(ops() == std::vector<OpId>{no_op, mm_op(), w, no_op});
+  CHECK(g.num_mutating() == 0);
+
+  g.set_args(b, {NodeRef{a}}, {{"out", Value(NodeRef{x})}});
+  Graph copy = g;
+  CHECK(copy.num_mutating() == 1);
+  CHECK(std::vector<OpId>(copy.live_call_ops().begin(), copy.live_call_ops().end()) == ops());
+  g.replace_all_uses(b, a);
+  g.erase(b);
+  CHECK(g.num_mutating() == 0);
+  CHECK(ops()[b] == no_op);
+  CHECK(copy.num_mutating() == 1);
+  CHECK(g[out].args()[0] == Value::tuple({NodeRef{a}}));
+  verify(g);
+  verify(copy);
+}
+
 TEST_CASE("many insertions at one place renumber the order keys correctly") {
   Graph g;
   NodeId x = g.placeholder("x");

@@ -42,9 +42,11 @@ class Graph {
   /// start by moving every node to a larger arena.
   Graph(const Graph& o)
       : annotations(o.annotations), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
-        tail_(o.tail_), live_(o.live_) {
+        tail_(o.tail_), live_(o.live_), mutating_(o.mutating_), ids_in_order_(o.ids_in_order_) {
     nodes_.reserve(o.nodes_.capacity());
     nodes_ = o.nodes_;
+    call_ops_.reserve(o.call_ops_.capacity());
+    call_ops_ = o.call_ops_;
   }
   Graph& operator=(const Graph&) = default;
   Graph(Graph&&) noexcept = default;
@@ -58,6 +60,14 @@ class Graph {
   std::size_t size() const { return live_; }
   /// Ids range over [0, id_bound()): arrays indexed by NodeId use this size.
   std::size_t id_bound() const { return nodes_.size(); }
+  /// Per node id, the op of a live call_function node, else no_op. A scan over every node for
+  /// candidate roots reads this array, 4 bytes a node, not a cache line of each node.
+  std::span<const OpId> live_call_ops() const { return call_ops_; }
+  /// Number of live nodes that write one of their arguments (is_mutating).
+  std::size_t num_mutating() const { return mutating_; }
+  /// Whether ids increase along the node list, so that id order is node order. True until a
+  /// node is inserted before another (a pass's new nodes usually are); it stays false then.
+  bool ids_in_order() const { return ids_in_order_; }
   NodeId first() const { return head_; }
   NodeId last() const { return tail_; }
   NodeId next(NodeId id) const { return nodes_[id].next_; }
@@ -130,6 +140,8 @@ class Graph {
     n.kwargs_ = std::move(spec.kwargs);
     n.signature_ = sig;
     n.arg_where_ = where;
+    call_ops_.push_back(spec.kind == NodeKind::CallFunction ? spec.op : no_op);
+    mutating_ += is_mutating(n);
     link(id, before);
     ++live_;
     journal(Entry{Entry::Created, id});
@@ -161,10 +173,12 @@ class Graph {
     const OpSignature* sig = bind(n.kind_, n.op_, args, kwargs, where);  // may throw
     journal_args(id);
     drop_uses(id);
+    mutating_ -= is_mutating(n);
     n.args_ = std::move(args);
     n.kwargs_ = std::move(kwargs);
     n.arg_where_ = where;
     n.signature_ = sig;
+    mutating_ += is_mutating(n);
     add_uses(id);
   }
 
@@ -211,6 +225,8 @@ class Graph {
     drop_uses(id);
     unlink(id);
     n.alive_ = false;  // its name-index entry is now skipped, and dropped at the next rehash
+    call_ops_[id] = no_op;
+    mutating_ -= is_mutating(n);
     --live_;
   }
 
@@ -236,7 +252,11 @@ class Graph {
   /// Re-resolves every node's arguments against its op's signature; call after registering
   /// schemas for ops that were read without one.
   void rebind_signatures() {
-    for (Node& n : nodes()) n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);
+    mutating_ = 0;
+    for (Node& n : nodes()) {
+      n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);
+      mutating_ += is_mutating(n);  // a schema may say now that the op writes
+    }
   }
 
   /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes). A
@@ -448,6 +468,7 @@ class Graph {
 
   void link(NodeId id, NodeId before) {
     Node& n = nodes_[id];
+    ids_in_order_ = ids_in_order_ && before == no_node;  // a new node has the largest id
     NodeId after = before == no_node ? tail_ : nodes_[before].prev_;
     n.prev_ = after;
     n.next_ = before;
@@ -504,11 +525,15 @@ class Graph {
           unlink(n.id_);
           names_.erase(n.name_, n.id_);
           n.alive_ = false;
+          mutating_ -= is_mutating(n);
           --live_;
+          call_ops_.pop_back();
           nodes_.pop_back();  // created nodes are the newest: undone newest first
           break;
         case Entry::Erased:
           n.alive_ = true;
+          if (n.kind_ == NodeKind::CallFunction) call_ops_[n.id_] = n.op_;
+          mutating_ += is_mutating(n);
           ++live_;
           if (find(n.name_) != n.id_) names_.insert(n.name_, n.id_, is_live());  // a rehash dropped it
           n.prev_ = it->a;
@@ -523,9 +548,11 @@ class Graph {
           n.users_.insert_at(it->a, it->b);
           break;
         case Entry::ArgsChanged:
+          mutating_ -= is_mutating(n);
           n.args_ = std::move(saved_args_[it->a].args);
           n.kwargs_ = std::move(saved_args_[it->a].kwargs);
           n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);  // bound before: cannot throw
+          mutating_ += is_mutating(n);
           break;
         case Entry::UsersChanged:
           n.users_ = saved_users_[it->a];
@@ -540,6 +567,9 @@ class Graph {
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;
+  std::vector<OpId> call_ops_;  // live_call_ops()
+  std::size_t mutating_ = 0;     // num_mutating()
+  bool ids_in_order_ = true;
   bool journaling_ = false;
   std::vector<Entry> journal_;
   std::vector<SavedArgs> saved_args_;

@@ -131,4 +131,24 @@ class Node {
   std::vector<Annotation> annotations;
 };
 
+/// Whether the node writes one of its arguments: its schema has `Tensor(a!)`, or it carries a
+/// non-None `out=` kwarg, or it is an in-place method such as `add_`.
+inline bool is_mutating(const Node& n) {
+  if (n.kind() == NodeKind::CallFunction) {
+    if (const OpSignature* s = n.signature()) {
+      if (s->is_mutable) return true;
+      if (!s->has_out_param) return false;  // its kwargs all bind to parameters: none is `out`
+    }
+    if (n.kwargs().empty()) return false;
+  } else if (n.kind() == NodeKind::CallMethod) {
+    // In-place tensor methods end in one underscore (`add_`, `copy_`), dunders do not.
+    const std::string& t = n.target();
+    if (t.size() >= 2 && t.back() == '_' && t[t.size() - 2] != '_') return true;
+  } else {
+    return false;
+  }
+  const Value* out = n.kwarg("out");
+  return out && !out->is_none();
+}
+
 }  // namespace ctmatch

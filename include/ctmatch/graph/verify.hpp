@@ -15,6 +15,7 @@ inline void verify(const Graph& g) {
   NodeId prev = no_node;
   std::unordered_set<std::string_view> names;
   bool seen_output = false;
+  std::size_t mutating = 0;
   for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
     const Node& n = g[id];
     if (++count > g.id_bound()) fail("the node list has a cycle");
@@ -22,6 +23,7 @@ inline void verify(const Graph& g) {
     if (n.id() != id) fail("node " + n.name() + " has the wrong id");
     if (g.prev(id) != prev) fail("broken back link at " + n.name());
     if (prev != no_node && !g.comes_before(prev, id)) fail("order keys out of sequence at " + n.name());
+    if (prev != no_node && g.ids_in_order() && prev > id) fail("ids out of node order at " + n.name());
     if (g.find(n.name()) != id) fail("name table does not lead to " + n.name());
     if (!names.insert(n.name()).second) fail("duplicate name " + n.name());
     if (seen_output) fail("node " + n.name() + " comes after the output node");
@@ -58,10 +60,20 @@ inline void verify(const Graph& g) {
     // The schema binding is current.
     if (n.kind() == NodeKind::CallFunction && n.signature() != OpRegistry::global().signature(n.op()))
       fail(n.name() + " is not bound to its op's signature");
+    mutating += is_mutating(n);
     prev = id;
   }
   if (prev != g.last()) fail("the tail does not end the node list");
   if (count != g.size()) fail("live node count is " + std::to_string(g.size()) + ", listed " + std::to_string(count));
+  if (mutating != g.num_mutating())
+    fail("mutating node count is " + std::to_string(g.num_mutating()) + ", listed " + std::to_string(mutating));
+  auto ops = g.live_call_ops();
+  if (ops.size() != g.id_bound()) fail("the op array does not cover every node id");
+  for (NodeId id = 0; id < g.id_bound(); ++id) {
+    const Node& n = g[id];
+    if (ops[id] != (n.alive() && n.kind() == NodeKind::CallFunction ? n.op() : no_op))
+      fail("the op array is stale at " + n.name());
+  }
 }
 
 }  // namespace ctmatch

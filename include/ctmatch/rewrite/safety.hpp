@@ -4,7 +4,8 @@
 //      at each node that writes one of its arguments (its schema has `Tensor(a!)`, or it carries
 //      a non-None `out=` kwarg, or it is an in-place method such as `add_`). A match whose
 //      nodes are not all in one region would move a read across a write. This is Inductor's
-//      `prevent_match_across_mutations` (torch/_inductor/pattern_matcher.py).
+//      `prevent_match_across_mutations` (torch/_inductor/pattern_matcher.py). Which nodes
+//      write is is_mutating (graph/node.hpp); the graph counts them.
 //   2. Interior matched nodes have no users outside the match (unless the rule opts out with
 //      `allows_shared_interior`): otherwise the rewrite would keep them alive for those users
 //      and compute them twice.
@@ -17,25 +18,6 @@
 #include "rule.hpp"
 
 namespace ctmatch {
-
-/// Whether the node writes one of its arguments.
-inline bool is_mutating(const Node& n) {
-  if (n.kind() == NodeKind::CallFunction) {
-    if (const OpSignature* s = n.signature()) {
-      if (s->is_mutable) return true;
-      if (!s->has_out_param) return false;  // its kwargs all bind to parameters: none is `out`
-    }
-    if (n.kwargs().empty()) return false;
-  } else if (n.kind() == NodeKind::CallMethod) {
-    // In-place tensor methods end in one underscore (`add_`, `copy_`), dunders do not.
-    const std::string& t = n.target();
-    if (t.size() >= 2 && t.back() == '_' && t[t.size() - 2] != '_') return true;
-  } else {
-    return false;
-  }
-  const Value* out = n.kwarg("out");
-  return out && !out->is_none();
-}
 
 /// Mutation region of every node, computed once per pass. Nodes created during the pass take
 /// the region of the root they were inserted before (they sit right before it).

@@ -55,33 +55,30 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     std::optional<DispatchTable> own_table;
     const DispatchTable& table = dispatch_table_for(set, own_table);
     PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
-    // The candidates and whether any node writes its arguments, in one scan of the node array
-    // in id order: loads that do not depend on each other, which the hardware streams. Walking
-    // the node list instead is a chain of dependent loads, each waiting for the node before it,
-    // and a node is often out of the cache when a pass starts. Ids follow the node order except
-    // where an earlier pass inserted nodes; the candidates are then sorted into it.
-    const std::size_t bound = g.id_bound();
-    std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(g.size());
+    // The candidates, in one scan of the graph's array of ops in id order: 4 bytes a node, not a
+    // cache line of each node, and loads that do not depend on each other, where walking the
+    // node list is a chain of dependent loads. Ids follow the node order until a pass inserts
+    // nodes before others; the candidates are then sorted into it.
+    std::span<const OpId> ops = g.live_call_ops();
+    // Written through a plain pointer, every id written and kept only if it is a candidate (no
+    // branch): one spare entry, since the write comes before the test.
+    std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(g.size() + 1);
     NodeId* out = candidates.get();
-    bool mutating = false, in_order = true;
-    for (NodeId id = 0; id < bound; ++id) {
-      const Node& n = g[id];
-      if (!n.alive()) continue;
-      mutating |= is_mutating(n);
-      if (n.kind() != NodeKind::CallFunction || !table.has_rules(n.op())) continue;
-      in_order &= out == candidates.get() || g.comes_before(out[-1], id);
-      *out++ = id;
+    for (NodeId id = 0; id < ops.size(); ++id) {
+      *out = id;
+      out += table.has_rules(ops[id]);
     }
-    if (!in_order) std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
+    if (!g.ids_in_order())
+      std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
     // Mutation regions are numbered in node order: the list is walked only when some node writes.
-    if (mutating) cx.regions = MutationRegions(g);
+    if (g.num_mutating() != 0) cx.regions = MutationRegions(g);
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead. A match reads
     // the front of a node (links, signature, arguments, binding index, users, kwargs: its first
     // three cache lines); when the nodes outgrow a 1 MiB cache all three are asked for, on a
     // smaller graph they are mostly there already and the first is enough.
     constexpr std::size_t node_ahead = 16, args_ahead = 8;
-    const bool whole_front = bound * sizeof(Node) > (std::size_t{1} << 20);
+    const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
     auto prefetch_front = [whole_front](const Node& n) {
       const char* p = reinterpret_cast<const char*>(&n);
       __builtin_prefetch(p);
