@@ -63,11 +63,6 @@ struct PassContext {
 
   PassContext(Graph& g, const PassOptions& o, PassStats& s)
       : graph(g), options(o), stats(s), regions(g) {}
-  /// The driver sets `regions` itself, when it knows that some node of the graph writes one
-  /// of its arguments (else there are no regions to keep apart).
-  struct RegionsByDriver {};
-  PassContext(Graph& g, const PassOptions& o, PassStats& s, RegionsByDriver)
-      : graph(g), options(o), stats(s) {}
 };
 
 namespace detail {

@@ -25,6 +25,7 @@ class MutationRegions {
  public:
   MutationRegions() = default;
   explicit MutationRegions(const Graph& g) {
+    if (g.num_mutating() == 0) return;  // one region: no walk, no table
     for (const Node& n : g.nodes()) note(n, g.id_bound());
   }
   /// Whether the graph has any mutating node at all (else the check is skipped).
@@ -44,7 +45,7 @@ class MutationRegions {
   }
 
  private:
-  // Adds the next node in graph order. Graphs without any mutating node (most) get no table.
+  // Adds the next node in graph order.
   void note(const Node& n, std::size_t id_bound) {
     if (is_mutating(n)) {
       if (!any_) region_.assign(id_bound, 0);

@@ -54,7 +54,7 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
   {
     std::optional<DispatchTable> own_table;
     const DispatchTable& table = dispatch_table_for(set, own_table);
-    PassContext cx(g, options, stats, PassContext::RegionsByDriver{});
+    PassContext cx(g, options, stats);
     // The candidates, in one scan of the graph's array of ops in id order: 4 bytes a node, not a
     // cache line of each node, and loads that do not depend on each other, where walking the
     // node list is a chain of dependent loads. Ids follow the node order until a pass inserts
@@ -70,8 +70,6 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     }
     if (!g.ids_in_order())
       std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
-    // Mutation regions are numbered in node order: the list is walked only when some node writes.
-    if (g.num_mutating() != 0) cx.regions = MutationRegions(g);
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead. A match reads
     // the front of a node (links, signature, arguments, binding index, users, kwargs: its first
