@@ -1133,6 +1133,7 @@ class Reader {
     }
     g.annotations = std::move(graph_annotations_);
     for (Annotation& a : orphan_target_) g.annotations.push_back(std::move(a));
+    g.reserve(Graph::room_for(g.id_bound()));
     return g;
   }
 

@@ -152,6 +152,7 @@ class Reader {
     }
     if (p_ != end_) fail_at(p_, "unexpected text after the return statement");
     check_num_users();
+    g_.reserve(Graph::room_for(g_.id_bound()));
     return std::move(g_);
   }
 
