@@ -179,7 +179,7 @@ class Graph {
     const OpSignature* sig = bind(n.kind_, n.op_, args, kwargs, where);  // may throw
     journal_args(id);
     drop_uses(id);
-    mutating_ -= is_mutating(n);
+    uncount_mutating(n);
     n.args_ = std::move(args);
     n.kwargs_ = std::move(kwargs);
     n.arg_where_ = where;
@@ -232,7 +232,7 @@ class Graph {
     unlink(id);
     n.alive_ = false;  // its name-index entry is now skipped, and dropped at the next rehash
     call_ops_[id] = no_op;
-    mutating_ -= is_mutating(n);
+    uncount_mutating(n);
     --live_;
   }
 
@@ -505,6 +505,11 @@ class Graph {
     for (NodeId i = head_; i != no_node; i = nodes_[i].next_) nodes_[i].order_ = (++k) * order_gap;
   }
 
+  /// num_mutating() loses `n` (erased, undone, or about to get other arguments).
+  void uncount_mutating(const Node& n) {
+    if (mutating_ != 0) mutating_ -= is_mutating(n);  // none counted: nothing to look at
+  }
+
   void journal(Entry e) {
     if (journaling_) journal_.push_back(e);
   }
@@ -531,7 +536,7 @@ class Graph {
           unlink(n.id_);
           names_.erase(n.name_, n.id_);
           n.alive_ = false;
-          mutating_ -= is_mutating(n);
+          uncount_mutating(n);
           --live_;
           call_ops_.pop_back();
           nodes_.pop_back();  // created nodes are the newest: undone newest first
@@ -554,7 +559,7 @@ class Graph {
           n.users_.insert_at(it->a, it->b);
           break;
         case Entry::ArgsChanged:
-          mutating_ -= is_mutating(n);
+          uncount_mutating(n);
           n.args_ = std::move(saved_args_[it->a].args);
           n.kwargs_ = std::move(saved_args_[it->a].kwargs);
           n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);  // bound before: cannot throw
