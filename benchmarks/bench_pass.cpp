@@ -15,10 +15,9 @@
 // pass (steady state: see run_sweep); the "fresh copy" variant sweeps a newly copy-constructed
 // graph instead, first touch of its memory included. After the restore the allocator is settled
 // (settle_allocator), so that the pass is not timed merging blocks the restore freed. The time
-// reported is the wall time of
-// the sweep() call alone, read with steady_clock around it (manual time): Google Benchmark's
-// PauseTiming/ResumeTiming read the thread CPU clock, which costs about 2 us per call on the VM,
-// more than a small graph's whole pass.
+// reported is the wall time of the sweep() call alone, read with steady_clock around it (manual
+// time): Google Benchmark's PauseTiming/ResumeTiming read the thread CPU clock, which costs
+// about 2 us per call on the VM, more than a small graph's whole pass.
 #include <benchmark/benchmark.h>
 
 #include <ctmatch/io/read.hpp>
