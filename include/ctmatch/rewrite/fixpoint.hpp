@@ -35,8 +35,8 @@ PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
     std::vector<std::uint8_t> queued(g.id_bound(), 0);
     auto push = [&](NodeId id) {
       if (id >= queued.size()) queued.resize(static_cast<std::size_t>(id) + 1, 0);
-      const Node& n = g[id];
-      if (queued[id] || !n.alive() || n.kind() != NodeKind::CallFunction || !table.has_rules(n.op())) return;
+      // A candidate as the sweep finds them: a live call_function node whose op has rules.
+      if (queued[id] || !table.has_rules(g.live_call_ops()[id])) return;
       queued[id] = 1;
       work.push_back(id);
     };
