@@ -165,12 +165,73 @@ TEST_CASE("a layout given with the arguments binds as the schema does; one that 
     CHECK(*node.arg(3) == Value(2.0));
     CHECK(node.arg_written(3));
   }
+  // Graph::layout_fits tells the fitting layout from the others; a spec that carries its answer
+  // is bound by it. An answer given for another signature is not taken: the layout is checked
+  // (this one does not fit) and the node bound by name.
+  const std::vector<Kwarg> kwargs = {{"dtype", Value(ScalarType::Half)}, {"scale", Value(2.0)}};
+  const OpSignature* sig = OpRegistry::global().signature(scale_op());
+  CHECK(Graph::layout_fits(NodeKind::CallFunction, scale_op(), layouts[0], 1, kwargs) == sig);
+  for (std::size_t i = 1; i < layouts.size(); ++i)
+    CHECK(Graph::layout_fits(NodeKind::CallFunction, scale_op(), layouts[i], 1, kwargs) == nullptr);
+  CHECK(Graph::layout_fits(NodeKind::CallFunction, scale_op(), layouts[0], 0, kwargs) == nullptr);
+  OpSignature other;
+  other.params = {{"x", false, std::nullopt}, {"dtype", true, std::nullopt}, {"clamp", true, Value(false)},
+                  {"scale", true, Value(1.0)}};
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+    NodeSpec s{NodeKind::CallFunction, scale_op(), {}, {}, {NodeRef{x}}, kwargs};
+    s.layout = layouts[i];
+    s.layout_fits = i == 0 ? sig : &other;
+    const Node& node = g[g.create(std::move(s))];
+    CHECK(node.signature() == sig);
+    CHECK(*node.arg(1) == Value(ScalarType::Half));
+    CHECK(*node.arg(3) == Value(2.0));
+    CHECK(!node.arg_written(2));
+  }
   // Arguments that do not fit the schema still fail with a layout given.
   NodeSpec missing{NodeKind::CallFunction, scale_op(), {}, {}, {NodeRef{x}}, {}};
   const std::vector<std::int16_t> no_dtype = {0, D, D, D};
   missing.layout = no_dtype;
   CHECK_THROWS_WITH_AS(g.create(std::move(missing)), doctest::Contains("missing required argument 'dtype'"),
                        GraphError);
+  verify(g);
+}
+
+TEST_CASE("remove_newest takes a creation back: users, names, ids and counts as before") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{x}});
+  NodeId out = g.output({NodeRef{a}});
+  auto users = [&](NodeId n) { return std::vector<NodeId>(g[n].users().begin(), g[n].users().end()); };
+  const auto x_users = users(x), a_users = users(a);
+  const std::size_t size = g.size(), bound = g.id_bound();
+  const std::vector<OpId> ops(g.live_call_ops().begin(), g.live_call_ops().end());
+
+  // Two new nodes before the output, the second using the first and x: removed newest first.
+  NodeId b = g.call(mm_op(), {NodeRef{a}, NodeRef{x}}, {}, out, "b");
+  NodeId c = g.call(scale_op(), {NodeRef{b}}, {{"dtype", Value(ScalarType::Half)}}, out, "c");
+  CHECK_THROWS_AS(g.remove_newest(b), GraphError);  // not the newest
+  CHECK_THROWS_AS(g.remove_newest(out), GraphError);
+  g.remove_newest(c);
+  CHECK_THROWS_AS(g.remove_newest(x), GraphError);  // has users, and is not the newest
+  g.remove_newest(b);
+
+  CHECK(g.size() == size);
+  CHECK(g.id_bound() == bound);
+  CHECK(users(x) == x_users);
+  CHECK(users(a) == a_users);
+  CHECK(order(g) == std::vector<std::string>{"x", "mm", "output"});
+  CHECK(g.find("b") == no_node);
+  CHECK(g.find("c") == no_node);
+  CHECK(std::equal(ops.begin(), ops.end(), g.live_call_ops().begin(), g.live_call_ops().end()));
+  verify(g);
+  // The ids and names are free again.
+  CHECK(g.call(mm_op(), {NodeRef{x}, NodeRef{a}}, {}, out, "b") == b);
+
+  // Inside a transaction, which journals creations, it is refused.
+  {
+    Graph::Transaction tx(g);
+    CHECK_THROWS_AS(g.remove_newest(g.id_bound() - 1), GraphError);
+  }
   verify(g);
 }
 

@@ -33,6 +33,12 @@ struct NodeSpec {
   /// replacement's layout is fixed at compile time): creation then checks it against the
   /// arguments instead of binding them by name. Empty: bound by name.
   std::span<const std::int16_t> layout = {};
+  /// Optional, with `layout`: a signature that Graph::layout_fits found `layout` to fit for
+  /// arguments like these (as many positional ones, kwargs of the same names in the same
+  /// order). A caller that builds such arguments again and again (a declarative replacement)
+  /// checks once and passes the result: while it is still op's signature, creation takes the
+  /// layout as it is (debug builds compare it with binding by name).
+  const OpSignature* layout_fits = nullptr;
 };
 
 class Graph {
@@ -136,16 +142,9 @@ class Graph {
     NodeId id = static_cast<NodeId>(nodes_.size());
     // The name check and its insertion in one probe; the index entry waits for the node.
     if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node) return no_node;
-    Node& n = nodes_.emplace_back();  // nothing below throws but allocation failure
-    n.id_ = id;
-    n.kind_ = spec.kind;
-    n.op_ = spec.op;
-    n.name_ = std::move(spec.name);
-    n.target_ = std::move(spec.target);
-    n.args_ = std::move(spec.args);
-    n.kwargs_ = std::move(spec.kwargs);
-    n.signature_ = sig;
-    n.arg_where_ = where;
+    // Nothing below throws but allocation failure.
+    Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, std::move(spec.name), std::move(spec.target),
+                                  std::move(spec.args), std::move(spec.kwargs), where);
     call_ops_.push_back(spec.kind == NodeKind::CallFunction ? spec.op : no_op);
     mutating_ += is_mutating(n);
     link(id, before);
@@ -153,6 +152,31 @@ class Graph {
     journal(Entry{Entry::Created, id});
     add_uses(id);
     return id;
+  }
+  /// The op's signature when `layout` (see NodeSpec::layout) fits it and arguments of this
+  /// shape: positional ones in place, every kwarg placed once under its parameter's name,
+  /// defaults present for the rest. A compare or two per parameter, no search. Else nullptr.
+  static const OpSignature* layout_fits(NodeKind kind, OpId op, std::span<const std::int16_t> layout,
+                                        std::size_t num_args, std::span<const Kwarg> kwargs) {
+    const OpSignature* sig = kind == NodeKind::CallFunction && op != no_op ? OpRegistry::global().signature(op) : nullptr;
+    const std::size_t n = layout.size();
+    bool fits = sig && n == sig->params.size() && num_args <= n && kwargs.size() <= 64;
+    std::uint64_t placed = 0;  // kwargs placed, as bits
+    std::size_t num_placed = 0;
+    for (std::size_t i = 0; fits && i < n; ++i) {
+      std::int16_t w = layout[i];
+      if (i < num_args) {
+        fits = w == static_cast<std::int16_t>(i) && !sig->params[i].kwarg_only;
+      } else if (w == Node::from_default) {
+        fits = sig->params[i].default_value.has_value();
+      } else {
+        std::size_t k = static_cast<std::size_t>(-(w + 1));
+        fits = w < 0 && k < kwargs.size() && !((placed >> k) & 1u) && kwargs[k].name == sig->params[i].name;
+        placed |= std::uint64_t{1} << (k & 63);
+        ++num_placed;
+      }
+    }
+    return fits && num_placed == kwargs.size() ? sig : nullptr;
   }
   NodeId placeholder(std::string name) {
     NodeSpec s{NodeKind::Placeholder, no_op, name, name, {}, {}};
@@ -234,6 +258,25 @@ class Graph {
     call_ops_[id] = no_op;
     uncount_mutating(n);
     --live_;
+  }
+
+  /// Takes back the creation of `id`, the newest node, which no node uses: it is removed with
+  /// its uses and its name, and its id is free again, so the graph is as before its create().
+  /// For a caller that made some nodes and then gives them up (a replacement that fails):
+  /// removing them newest first restores the graph without a Transaction's journal. Throws
+  /// GraphError if `id` is not the newest live node, has users, or a transaction is open.
+  void remove_newest(NodeId id) {
+    if (journaling_) throw GraphError("remove_newest inside a transaction");
+    if (id + std::size_t{1} != nodes_.size() || !nodes_[id].alive_) throw GraphError("remove_newest of a node that is not the newest");
+    Node& n = nodes_[id];
+    if (!n.users_.empty()) throw GraphError("remove_newest of '" + n.name_ + "', which has users");
+    drop_uses(id);  // it is the last user of each input: each list loses its last entry
+    unlink(id);
+    names_.erase(n.name_, id);
+    uncount_mutating(n);
+    --live_;
+    call_ops_.pop_back();
+    nodes_.pop_back();
   }
 
   /// Erases, last first, every node with no users that is not a placeholder, the output, or
@@ -400,36 +443,18 @@ class Graph {
     return sig;
   }
 
-  /// bind() for a spec that gives its layout: the layout is taken when it fits the signature
-  /// and the arguments (positional ones in place, every kwarg placed once under its
-  /// parameter's name, defaults present for the rest), which costs a compare or two per
-  /// parameter and no search; otherwise the arguments are bound by name, as usual.
+  /// bind() for a spec that gives its layout: the layout is taken when it fits (said by the
+  /// spec, or checked: layout_fits), otherwise the arguments are bound by name, as usual.
   static const OpSignature* bind_layout(const NodeSpec& s, Node::ArgWhere& where) {
-    const OpSignature* sig =
-        s.kind == NodeKind::CallFunction && s.op != no_op ? OpRegistry::global().signature(s.op) : nullptr;
-    const std::size_t n = s.layout.size(), args = s.args.size(), kwargs = s.kwargs.size();
-    bool fits = sig && n == sig->params.size() && args <= n && kwargs <= 64;
-    std::uint64_t placed = 0;  // kwargs placed, as bits
-    std::size_t num_placed = 0;
-    for (std::size_t i = 0; fits && i < n; ++i) {
-      std::int16_t w = s.layout[i];
-      if (i < args) {
-        fits = w == static_cast<std::int16_t>(i) && !sig->params[i].kwarg_only;
-      } else if (w == Node::from_default) {
-        fits = sig->params[i].default_value.has_value();
-      } else {
-        std::size_t k = static_cast<std::size_t>(-(w + 1));
-        fits = w < 0 && k < kwargs && !((placed >> k) & 1u) && s.kwargs[k].name == sig->params[i].name;
-        placed |= std::uint64_t{1} << (k & 63);
-        ++num_placed;
-      }
-    }
-    if (!fits || num_placed != kwargs)
-      return bind(s.kind, s.op, s.args, s.kwargs, where);
-    where.assign(s.layout.data(), n);
+    const OpSignature* sig = s.layout_fits;
+    if (!sig || sig != OpRegistry::global().signature(s.op))
+      sig = layout_fits(s.kind, s.op, s.layout, s.args.size(), s.kwargs);
+    if (!sig) return bind(s.kind, s.op, s.args, s.kwargs, where);
+    where.assign(s.layout.data(), s.layout.size());
     assert(same_binding(s, where));
     return sig;
   }
+
 #ifndef NDEBUG
   static bool same_binding(const NodeSpec& s, const Node::ArgWhere& where) {
     Node::ArgWhere by_name;

@@ -48,7 +48,20 @@ struct Annotation {
 class Graph;
 
 class Node {
+  using ArgWhere = SmallVector<std::int16_t, 8>;
+
  public:
+  /// Only the graph makes nodes with contents (Graph::create): this key is its to give.
+  class Key {
+    friend class Graph;
+    Key() = default;
+  };
+  Node() = default;
+  Node(Key, NodeId id, NodeKind kind, OpId op, const OpSignature* sig, std::string&& name, std::string&& target,
+       std::vector<Value>&& args, std::vector<Kwarg>&& kwargs, const ArgWhere& where)
+      : id_(id), op_(op), kind_(kind), signature_(sig), args_(std::move(args)), arg_where_(where),
+        kwargs_(std::move(kwargs)), name_(std::move(name)), target_(std::move(target)) {}
+
   NodeId id() const { return id_; }
   NodeKind kind() const { return kind_; }
   /// The interned op for call_function nodes; no_op for other kinds.
@@ -107,7 +120,6 @@ class Node {
   friend class Graph;
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
-  using ArgWhere = SmallVector<std::int16_t, 8>;
 
   // Laid out by use: what a pass reads at every node (kind, op, links, signature, arguments)
   // comes first, within the first 64 bytes; the binding index and users next; names, metadata

@@ -1,14 +1,16 @@
 #pragma once
 // Applying one rule at one node, the same way for every rule and both drivers:
 //   match (structure and the rule's check) -> safety (mutation regions, shared interior nodes)
-//   -> inside a Graph::Transaction: build the replacement before the root, redirect every use
-//      of the root to it, erase the matched nodes left without users (last first), check the
-//      touched nodes (and, on request, verify the whole graph) -> commit.
-// If the replacement declines (returns no_node), throws, or a check objects, the transaction
-// rolls back and the graph is exactly as before; the failure is counted in the rule's stats.
+//   -> build the replacement before the root -> check the new nodes -> redirect every use of
+//      the root to it, erase the matched nodes left without users (last first).
+// If the replacement declines (returns no_node), throws, or a check objects, the nodes it made
+// are removed again and the graph is exactly as before; the failure is counted in the rule's
+// stats. With verify_each_rewrite, the whole rewrite runs in a Graph::Transaction and the full
+// verifier has the last word.
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <span>
 #include <utility>
 #include <string>
@@ -160,20 +162,30 @@ template <Rule R>
   RewriteBuilder b(g, root, cx.names, cx.created);
   try {
     // Only building the replacement can fail (the rule declines or throws, an argument does
-    // not fit a schema, a new node would come before one of its inputs): it runs in a
-    // transaction. What follows cannot fail once those checks passed, so the common path pays
-    // the journal only for the nodes it creates. With verify_each_rewrite, the whole rewrite
-    // runs in the transaction and the full verifier decides.
-    Graph::Transaction tx(g);
-    repl = rule.replace(b, std::as_const(m));
-    if (repl == no_node || repl == root) throw GraphError("the replacement declined");
-    if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
-    detail::check_rewrite_locally(g, b.created(), repl, root);
-    if (cx.options.verify_each_rewrite) {
+    // not fit a schema, a new node would come before one of its inputs), and all it can do to
+    // the graph is create nodes (the builder is its only way in): on failure the builder
+    // removes them again, newest first, and the graph is as before with no journal kept.
+    // What follows cannot fail once those checks passed. With verify_each_rewrite, the whole
+    // rewrite runs in a transaction and the full verifier decides.
+    std::optional<Graph::Transaction> tx;
+    if (cx.options.verify_each_rewrite) tx.emplace(g);
+    try {
+      repl = rule.replace(b, std::as_const(m));
+      if (repl == no_node || repl == root) throw GraphError("the replacement declined");
+      if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
+#ifdef NDEBUG
+      if constexpr (!replaces_in_order<R>())
+#endif
+        detail::check_rewrite_locally(g, b.created(), repl, root);
+    } catch (...) {
+      if (!tx) b.discard();
+      throw;
+    }
+    if (tx) {
       redirect_and_erase(g, root, repl, matched, cx);
       verify(g);
+      tx->commit();
     }
-    tx.commit();
   } catch (const std::exception& e) {
     ++st.failed;
     if (st.first_error.empty()) st.first_error = std::string(g[root].name()) + ": " + e.what();

@@ -174,10 +174,12 @@ class RewriteBuilder {
 
   /// A new call_function node before the root. Throws GraphError when the arguments do not fit
   /// the op's signature (the driver then rolls the rewrite back). `layout`, when given, says
-  /// where each schema parameter is written (see NodeSpec::layout).
+  /// where each schema parameter is written, and `layout_fits` what Graph::layout_fits found
+  /// for it (see NodeSpec).
   NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {},
-              std::span<const std::int16_t> layout = {}) {
-    NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs), layout};
+              std::span<const std::int16_t> layout = {}, const OpSignature* layout_fits = nullptr) {
+    NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs), layout, layout_fits};
+    created_.reserve(created_.size() + 1);  // the node, once made, is listed for discard()
     NodeId id = names_.create_for(g_, spec, root_);
     created_.push_back(id);
     return id;
@@ -186,6 +188,14 @@ class RewriteBuilder {
   TensorMeta& meta(NodeId created) { return g_[created].meta; }
 
   std::span<const NodeId> created() const { return created_; }
+
+  /// Removes every node this builder created, newest first (Graph::remove_newest): the graph
+  /// is as before the replacement ran. Valid while the nodes are still the newest and unused
+  /// outside what the builder made, i.e. before the root's uses are redirected.
+  void discard() {
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it) g_.remove_newest(*it);
+    created_.clear();
+  }
 
  private:
   Graph& g_;

@@ -32,6 +32,14 @@ struct PatternRule {
   using match_type = pattern::Match<P>;
   static constexpr bool allows_shared_interior = Shared;
   static constexpr bool is_callback = std::is_invocable_r_v<NodeId, const R&, const match_type&, RewriteBuilder&>;
+  /// A declarative replacement of a one-root pattern builds only from what the match found:
+  /// arguments of matched nodes, which come before the root. Its nodes, inserted just before
+  /// the root, come after their inputs, and it comes before the root's users (see Rule).
+  static constexpr bool replaces_in_order = !is_callback && [] {
+    std::size_t roots = 0;
+    for (std::size_t i = 0; i < match_type::node_count; ++i) roots += match_type::is_root(i);
+    return roots == 1;
+  }();
 
   P pattern;
   R replacement;

@@ -26,6 +26,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -271,9 +272,17 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
   }
   forward(mask, kwargs);
   // Forwarded kwargs are known only now: such a node is bound by name.
-  if constexpr (std::is_same_v<std::remove_cvref_t<Fwd>, no_forward> && layout::complete)
-    return b.call(op, std::move(args), std::move(kwargs), layout::value);
-  else
+  if constexpr (std::is_same_v<std::remove_cvref_t<Fwd>, no_forward> && layout::complete) {
+    // The arguments' shape (how many positional ones, which kwargs) is fixed at compile time,
+    // and an op's signature is set once per process: whether the layout fits is checked once.
+    static std::atomic<const OpSignature*> fits{nullptr};
+    const OpSignature* sig = fits.load(std::memory_order_relaxed);
+    if (!sig) {
+      sig = Graph::layout_fits(NodeKind::CallFunction, op, layout::value, args.size(), kwargs);
+      fits.store(sig, std::memory_order_relaxed);
+    }
+    return b.call(op, std::move(args), std::move(kwargs), layout::value, sig);
+  } else
     return b.call(op, std::move(args), std::move(kwargs));
 }
 

@@ -17,7 +17,7 @@
 //     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
 //
 // The driver does the rest, identically for every rule (rewrite/apply.hpp): the safety checks,
-// a Graph::Transaction around the rewrite, redirecting the root's uses, erasing the matched
+// taking the new nodes back when the replacement fails, redirecting the root's uses, erasing the matched
 // nodes left without users (last first), carrying the root's dtype/shape over to the new node,
 // and the statistics. A rule never mutates the graph except through the builder.
 //
@@ -78,6 +78,17 @@ template <class R>
 constexpr bool allows_shared_interior() {
   if constexpr (requires { R::allows_shared_interior; })
     return static_cast<bool>(R::allows_shared_interior);
+  else
+    return false;
+}
+
+/// Whether the rule's replacement is known to come in order: every node it creates uses only
+/// nodes before the root or made before it, and what it returns comes before the root's users.
+/// The driver's check of that (rewrite/apply.hpp) then cannot fail, and only debug builds run it.
+template <class R>
+constexpr bool replaces_in_order() {
+  if constexpr (requires { R::replaces_in_order; })
+    return static_cast<bool>(R::replaces_in_order);
   else
     return false;
 }

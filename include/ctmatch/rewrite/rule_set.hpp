@@ -79,6 +79,8 @@ class DispatchTable {
     std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
     for (auto [op, i] : pairs)  // pairs are in declaration order: rows stay in it
       if (op != no_op) entries_[fill[op]++] = i;
+    rooted_.assign(bound + 1, 0);  // the last entry stands for every op from `bound` on
+    for (OpId o = 0; o < bound; ++o) rooted_[o] = begin_[o] != begin_[o + 1];
   }
   /// Whether the rules of `set` still name the root ops this table was built from. A rule may
   /// compute its root ops when asked (looking up an op that was not interned yet when the table
@@ -102,11 +104,24 @@ class DispatchTable {
     if (op >= begin_.size() - 1) return {};
     return {entries_.data() + begin_[op], entries_.data() + begin_[op + 1]};
   }
-  bool has_rules(OpId op) const { return op < begin_.size() - 1 && begin_[op] != begin_[op + 1]; }
+  bool has_rules(OpId op) const { return rooted_[std::min<std::size_t>(op, rooted_.size() - 1)]; }
+  /// Writes the ids whose op has rules, in id order, to `out` (room for one more id than that) and
+  /// returns the end. `ops` is per node id (Graph::live_call_ops). A byte per op and no
+  /// branch: every id is written and kept only if it is a candidate, so the spare entry.
+  NodeId* candidates(std::span<const OpId> ops, NodeId* out) const {
+    const std::uint8_t* rooted = rooted_.data();
+    const OpId last = static_cast<OpId>(rooted_.size() - 1);
+    for (NodeId id = 0; id < ops.size(); ++id) {
+      *out = id;
+      out += rooted[std::min(ops[id], last)];
+    }
+    return out;
+  }
 
  private:
   std::vector<std::uint32_t> begin_ = std::vector<std::uint32_t>(1, 0);  // no rows: no rules
   std::vector<std::uint16_t> entries_;
+  std::vector<std::uint8_t> rooted_ = std::vector<std::uint8_t>(1, 0);  // per op: has rules
   std::vector<OpId> source_;  // every rule's root ops, enabled or not, in declaration order
 };
 

@@ -60,14 +60,8 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     // node list is a chain of dependent loads. Ids follow the node order until a pass inserts
     // nodes before others; the candidates are then sorted into it.
     std::span<const OpId> ops = g.live_call_ops();
-    // Written through a plain pointer, every id written and kept only if it is a candidate (no
-    // branch): one spare entry, since the write comes before the test.
     std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(g.size() + 1);
-    NodeId* out = candidates.get();
-    for (NodeId id = 0; id < ops.size(); ++id) {
-      *out = id;
-      out += table.has_rules(ops[id]);
-    }
+    NodeId* out = table.candidates(ops, candidates.get());
     if (!g.ids_in_order())
       std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
     // Candidates are visited last first; on a graph larger than the cache each visit would wait
