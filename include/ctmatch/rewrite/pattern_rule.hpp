@@ -21,6 +21,7 @@
 
 #include "../pattern/dsl.hpp"
 #include "../pattern/explain.hpp"
+#include "../pattern/prefilter.hpp"
 #include "builder.hpp"
 #include "replacement.hpp"
 #include "rule.hpp"
@@ -55,6 +56,8 @@ struct PatternRule {
     }();
     return ids;
   }
+  /// False only when match() would fail (pattern/prefilter.hpp): drivers test it inline first.
+  bool might_match(const Graph& g, NodeId root) const { return pattern::might_match(pattern, g, root); }
   bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
     if (pattern::match_into(pattern, g, root, m)) return true;
     if (why) [[unlikely]] say_why(g, root, *why);

@@ -12,6 +12,9 @@
 //     nodes (every node the pattern covers that is not a leaf, root included). On failure it
 //     returns false and, when `why` is not null, says why (explain mode; nothing is paid when
 //     `why` is null);
+//   - may offer `might_match(graph, root)`, false only when match() is sure to fail and cheap
+//     enough to test inline before it (most attempts fail; a failing one then costs a few
+//     loads, not the matcher's setup);
 //   - builds its replacement (`replace(builder, m)`): creates new nodes through the builder,
 //     which inserts them just before the root, and returns the node that takes over every use
 //     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
@@ -80,6 +83,15 @@ constexpr bool allows_shared_interior() {
     return static_cast<bool>(R::allows_shared_interior);
   else
     return false;
+}
+
+/// The rule's might_match(g, root), or true when it has none.
+template <class R>
+bool might_match(const R& rule, const Graph& g, NodeId root) {
+  if constexpr (requires { { rule.might_match(g, root) } -> std::same_as<bool>; })
+    return rule.might_match(g, root);
+  else
+    return true;
 }
 
 /// Whether the rule's replacement is known to come in order: every node it creates uses only
