@@ -30,18 +30,18 @@ void init_rule_stats(const Set& set, PassStats& stats) {
 }
 
 namespace detail {
-/// Tries the rules of `table` for node `n` in order while it is alive; returns the number
-/// applied.
+/// Tries the rules of `table` for node `n`, of op `op`, in order while it is alive (its entry
+/// in the graph's op array says so, without reading the node); returns the number of attempts.
 template <class Set>
-std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx, NodeId n) {
-  std::size_t applied = 0;
-  for (std::uint16_t i : table.rules_for(cx.graph[n].op())) {
-    if (!cx.graph[n].alive()) break;
-    ++cx.stats.attempts;
-    ApplyResult r = set.visit(i, [&](const auto& rule) { return apply_rule(rule, i, cx, n); });
-    if (r == ApplyResult::Applied) ++applied;
+[[gnu::always_inline]] inline std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx, NodeId n,
+                                                       OpId op) {
+  std::size_t attempts = 0;
+  for (std::uint16_t i : table.rules_for(op)) {
+    if (cx.graph.live_call_ops()[n] == no_op) break;
+    ++attempts;
+    set.visit(i, [&](const auto& rule) { return apply_rule(rule, i, cx, n); });
   }
-  return applied;
+  return attempts;
 }
 }  // namespace detail
 
@@ -64,29 +64,32 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     NodeId* out = table.candidates(ops, candidates.get());
     if (!g.ids_in_order())
       std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
-    // Candidates are visited last first; on a graph larger than the cache each visit would wait
+    // Candidates are visited last first. On a graph larger than the cache each visit would wait
     // for its node and its arguments: they are prefetched a few candidates ahead. A match reads
     // the front of a node (links, signature, arguments, binding index, users, kwargs: its first
-    // three cache lines); when the nodes outgrow a 1 MiB cache all three are asked for, on a
-    // smaller graph they are mostly there already and the first is enough.
-    constexpr std::size_t node_ahead = 16, args_ahead = 8;
-    const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
-    auto prefetch_front = [whole_front](const Node& n) {
-      const char* p = reinterpret_cast<const char*>(&n);
-      __builtin_prefetch(p);
-      if (whole_front) {
-        __builtin_prefetch(p + 64);
-        __builtin_prefetch(p + 128);
-      }
-    };
+    // three cache lines); when the nodes outgrow a 1 MiB cache all three are asked for. Below
+    // 256 KiB of nodes they are in the cache already, and nothing is prefetched.
     const std::size_t count = static_cast<std::size_t>(out - candidates.get());
+    const std::size_t node_bytes = ops.size() * sizeof(Node);
+    const bool prefetch = node_bytes > (std::size_t{256} << 10), whole_front = node_bytes > (std::size_t{1} << 20);
+    constexpr std::size_t node_ahead = 16, args_ahead = 8;
     for (std::size_t k = 0; k < count; ++k) {
-      if (k + node_ahead < count) prefetch_front(g[candidates[count - 1 - k - node_ahead]]);
-      if (k + args_ahead < count) __builtin_prefetch(g[candidates[count - 1 - k - args_ahead]].args().data());
-      const NodeId* it = &candidates[count - 1 - k];
-      if (!g[*it].alive()) continue;
+      if (prefetch) {
+        if (k + node_ahead < count) {
+          const char* p = reinterpret_cast<const char*>(&g[candidates[count - 1 - k - node_ahead]]);
+          __builtin_prefetch(p);
+          if (whole_front) {
+            __builtin_prefetch(p + 64);
+            __builtin_prefetch(p + 128);
+          }
+        }
+        if (k + args_ahead < count) __builtin_prefetch(g[candidates[count - 1 - k - args_ahead]].args().data());
+      }
+      NodeId n = candidates[count - 1 - k];
+      OpId op = g.live_call_ops()[n];  // no_op once erased
+      if (op == no_op) continue;
       ++stats.visited;
-      detail::try_rules_at(set, table, cx, *it);
+      stats.attempts += detail::try_rules_at(set, table, cx, n, op);
     }
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
