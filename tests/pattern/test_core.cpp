@@ -225,6 +225,42 @@ TEST_CASE("node order: root first, then op calls in pre-order as written") {
   CHECK(m->node(1).name() == "mm");
 }
 
+TEST_CASE("a chain pattern's nodes are distinct and last first; other shapes are not said to be") {
+  // scale_cast(mm(a, b)): a chain. Its entries are the root, then its input.
+  static_assert(Match<std::remove_const_t<decltype(typed)>>::nodes_in_chain);
+  constexpr auto deep = aten::relu(aten::view(aten::relu("x"_x), _));
+  static_assert(Match<std::remove_const_t<decltype(deep)>>::nodes_in_chain);
+  static_assert(Match<std::remove_const_t<decltype(extra_check(deep, [](const auto&) { return true; }))>>::nodes_in_chain);
+  // Two op calls among one call's arguments: a tree, whose entries need not be in graph order.
+  constexpr auto tree = aten::add.Tensor(aten::relu("x"_x), aten::relu("y"_x));
+  static_assert(!Match<std::remove_const_t<decltype(tree)>>::nodes_in_chain);
+  // Alternatives, lists and several roots are not chains either.
+  constexpr auto alt = aten::relu(aten::relu("x"_x) | aten::sigmoid("x"_x));
+  static_assert(!Match<std::remove_const_t<decltype(alt)>>::nodes_in_chain);
+  constexpr auto listed = aten::cat(list(aten::relu("x"_x), "y"_x));
+  static_assert(!Match<std::remove_const_t<decltype(listed)>>::nodes_in_chain);
+
+  // On a graph: the tree's entries come in pattern order, which here is not graph order.
+  schema::ensure_builtin_schemas();
+  Graph g;
+  NodeId x = g.placeholder("x"), y = g.placeholder("y");
+  NodeId ry = g.call(decltype(aten::relu)::id(), {NodeRef{y}});
+  NodeId rx = g.call(decltype(aten::relu)::id(), {NodeRef{x}});
+  NodeId add = g.call(decltype(aten::add.Tensor)::id(), {NodeRef{rx}, NodeRef{ry}});
+  NodeId v = g.call(decltype(aten::view)::id(), {NodeRef{add}, Value::list({std::int64_t{4}})});
+  NodeId r = g.call(decltype(aten::relu)::id(), {NodeRef{v}});
+  g.output({NodeRef{r}});
+  auto t = match(tree, g, add);
+  REQUIRE(t);
+  CHECK(t->node_ids()[1] == rx);
+  CHECK(t->node_ids()[2] == ry);
+  CHECK(g.comes_before(ry, rx));  // entry 2 before entry 1 in the graph: not last first
+  constexpr auto chain3 = aten::relu(aten::view(aten::add.Tensor(_, _), _));
+  auto c = match(chain3, g, r);
+  REQUIRE(c);
+  for (std::size_t i = 0; i + 1 < c->node_ids().size(); ++i) CHECK(g.comes_before(c->node_ids()[i + 1], c->node_ids()[i]));
+}
+
 TEST_CASE("bound names at the type level") {
   using P = std::remove_const_t<decltype(typed)>;
   static_assert(pattern::binds<P, "dtype">);

@@ -69,6 +69,18 @@ constexpr Checked<P, F> extra_check(const P& p, F f) {
 }
 
 namespace detail {
+/// Whether P is a chain of plain op calls: each has at most one argument holding op calls, and
+/// that argument is itself such a call (no alternatives, lists or several roots on the way).
+template <class P>
+struct is_chain : std::false_type {};
+template <class P, class F>
+struct is_chain<Checked<P, F>> : is_chain<P> {};
+template <class OpT, class Opts, class Label, class... A>
+struct is_chain<Call<OpT, Opts, Label, A...>> {
+  static constexpr std::size_t with_calls = ((A::elem::calls > 0 ? 1 : 0) + ... + 0);
+  static constexpr bool value = with_calls == 0 || (with_calls == 1 && ((A::elem::calls == 0 || is_chain<typename A::elem>::value) && ...));
+};
+
 inline constexpr std::uint32_t root_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
 template <class P>
 struct is_checked : std::false_type {};
@@ -142,6 +154,10 @@ class Match {
   const Node& node(std::size_t i) const { return (*graph_)[state_.nodes[i]]; }
   /// Whether node entry i is a root of the pattern (else it is interior).
   static constexpr bool is_root(std::size_t i) { return root_mask[i]; }
+  /// Whether the pattern is a chain (each op call has at most one op call among its arguments;
+  /// no alternatives, lists or further roots): node_ids() of a match are then distinct and in
+  /// reverse graph order, each an input of the one before.
+  static constexpr bool nodes_in_chain = !P::branches && detail::is_chain<P>::value;
   const Graph& graph() const { return *graph_; }
 
   // The matcher's state; written by match_into.

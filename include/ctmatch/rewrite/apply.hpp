@@ -8,6 +8,7 @@
 // stats. With verify_each_rewrite, the whole rewrite runs in a Graph::Transaction and the full
 // verifier has the last word.
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -125,16 +126,20 @@ template <Rule R>
   std::span<const NodeId> raw = rule.matched_nodes(std::as_const(m));
   NodeId small[64];
   std::vector<NodeId> big;
-  NodeId* buf = small;
-  if (raw.size() > 64) {
-    big.resize(raw.size());
-    buf = big.data();
+  std::span<const NodeId> matched = raw;
+  if constexpr (!matched_last_first<R>()) {
+    NodeId* buf = small;
+    if (raw.size() > 64) {
+      big.resize(raw.size());
+      buf = big.data();
+    }
+    std::size_t count = 0;
+    for (NodeId n : raw)
+      if (n != no_node && std::find(buf, buf + count, n) == buf + count) buf[count++] = n;
+    std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
+    matched = std::span<const NodeId>(buf, count);
   }
-  std::size_t count = 0;
-  for (NodeId n : raw)
-    if (n != no_node && std::find(buf, buf + count, n) == buf + count) buf[count++] = n;
-  std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
-  std::span<const NodeId> matched(buf, count);
+  assert(std::is_sorted(matched.begin(), matched.end(), [&](NodeId a, NodeId b) { return g.comes_before(b, a); }));
 
   if (cx.options.prevent_match_across_mutations && !cx.regions.same_region(matched)) {
     if (why) why->say("refused: the match spans a mutating node");

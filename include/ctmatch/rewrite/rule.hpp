@@ -94,6 +94,17 @@ bool might_match(const R& rule, const Graph& g, NodeId root) {
     return true;
 }
 
+/// Whether the rule's matched_nodes() are known to be distinct, without no_node, and last
+/// first in graph order already (a chain pattern's are): the driver then neither sorts nor
+/// deduplicates them.
+template <class R>
+constexpr bool matched_last_first() {
+  if constexpr (requires { R::matched_last_first; })
+    return static_cast<bool>(R::matched_last_first);
+  else
+    return false;
+}
+
 /// Whether the rule's replacement is known to come in order: every node it creates uses only
 /// nodes before the root or made before it, and what it returns comes before the root's users.
 /// The driver's check of that (rewrite/apply.hpp) then cannot fail, and only debug builds run it.
