@@ -249,6 +249,22 @@ TEST_CASE("fresh names count up from the id bound, skip taken ones, and ops of o
   CHECK(names.fresh(g, "unused") == "unused");
 }
 
+TEST_CASE("numbered names count up across powers of ten, and skip taken ones") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  g.call(view_op(), {NodeRef{x}, ints({4})});  // holds `view`
+  while (g.id_bound() < 98) g.placeholder("p" + std::to_string(g.id_bound()));
+  g.placeholder("view_100");  // id 98: the counter starts at the id bound, 99
+  NameCounter names;
+  CHECK(names.fresh_for(g, view_op()) == "view_99");
+  CHECK(names.fresh_for(g, view_op()) == "view_101");  // view_100 is taken
+  while (g.id_bound() < 199) g.placeholder("q" + std::to_string(g.id_bound()));
+  NameCounter later;
+  CHECK(later.fresh(g, "view") == "view_199");
+  CHECK(later.fresh(g, "view") == "view_200");
+  CHECK(later.fresh(g, "view") == "view_201");
+}
+
 TEST_CASE("a fresh name is the base again once the node holding the base is erased") {
   // The counter remembers which node holds the base name and only checks that it is live: an
   // erased holder frees the base, and a new node taking the base is found again.

@@ -3,8 +3,6 @@
 // match (as Inductor's `graph.inserting_before(root)` does), in creation order, and gets a
 // fresh FX-style name (`addmm`, `addmm_1`, ...). The builder remembers what it created, so the
 // driver can count nodes added, carry metadata over and check the new nodes.
-#include <charconv>
-#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,13 +18,14 @@ namespace ctmatch {
 /// ... from 1 each time, which costs a probe per existing node of that op (gpt2 has 200 views)
 /// and is quadratic when a pass creates many; numbers above the id bound are almost never
 /// taken, so a name costs one or two lookups. The counters and the bases (`mm` for
-/// `aten.mm.default`) are kept per op id, and candidates are formatted into a fixed buffer:
-/// naming a node allocates nothing beyond the name it returns.
+/// `aten.mm.default`) are kept per op id, and each counter keeps its next name written out,
+/// counted up digit by digit in place: naming a node formats no number and allocates nothing
+/// beyond the name it returns.
 class NameCounter {
  public:
   std::string fresh(const Graph& g, std::string_view base) {
     if (g.find(base) == no_node) return std::string(base);
-    return numbered(g, base, counter(base).next);
+    return numbered(g, counter(base));
   }
   /// A fresh name for a node of op `op`: fresh(g, base_of(op)) without the string work.
   std::string fresh_for(const Graph& g, OpId op) {
@@ -35,7 +34,7 @@ class NameCounter {
       p.holder = g.find(p.base);
       if (p.holder == no_node) return std::string(p.base);
     }
-    return numbered(g, p.base, counters_[p.counter].next);
+    return numbered(g, counters_[p.counter]);
   }
   /// Creates `spec`, a call_function node of spec.op, before `before`, with the name
   /// fresh_for(g, spec.op) would give it, and returns it. Each candidate name is hashed and
@@ -52,22 +51,18 @@ class NameCounter {
       }
       p.holder = g.find(p.base);  // taken by a node not known yet
     }
-    std::size_t& next = counters_[p.counter].next;
-    if (next == 0) next = g.id_bound();
-    NumberedName numbered_name(p.base);
-    for (;; ++next) {
-      spec.name.assign(numbered_name.with(next));  // formatted in place, assigned in one go
+    Counter& c = counters_[p.counter];
+    for (;;) {
+      spec.name = c.current(g);
       NodeId id;
       try {
         id = g.try_create(spec, before);
       } catch (...) {
-        numbered(g, p.base, next);
+        numbered(g, c);
         throw;
       }
-      if (id != no_node) {
-        ++next;
-        return id;
-      }
+      c.advance();
+      if (id != no_node) return id;
     }
   }
   /// `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`, `bench.sdpa.default` -> `sdpa`.
@@ -78,11 +73,31 @@ class NameCounter {
   }
 
  private:
-  /// The next number to try for names `base_K`. Ops of one base (add.Tensor, add.Scalar)
-  /// share a counter.
-  struct Counter {
-    std::string base;
-    std::size_t next = 0;
+  /// The names `base_K` for K counting up. Ops of one base (add.Tensor, add.Scalar) share one.
+  class Counter {
+   public:
+    explicit Counter(std::string_view base) : base_(base) {}
+    const std::string& base() const { return base_; }
+    /// `base_K` for the next K (on first use: the graph's id bound).
+    const std::string& current(const Graph& g) {
+      if (text_.empty()) {
+        text_.assign(base_).push_back('_');
+        text_ += std::to_string(g.id_bound());
+      }
+      return text_;
+    }
+    /// K + 1: the last digit goes up, nines roll over (`view_199` -> `view_200`, `view_99` ->
+    /// `view_100`).
+    void advance() {
+      std::size_t i = text_.size();
+      while (text_[--i] == '9') text_[i] = '0';
+      if (text_[i] == '_') text_.insert(i + 1, 1, '1');
+      else ++text_[i];
+    }
+
+   private:
+    std::string base_;
+    std::string text_;  // `base_K`, K the next number; empty until first used
   };
   struct PerOp {
     OpId op;
@@ -95,8 +110,8 @@ class NameCounter {
   /// allocates per entry).
   Counter& counter(std::string_view base) {
     for (Counter& c : counters_)
-      if (c.base == base) return c;
-    return counters_.emplace_back(Counter{std::string(base), 0});
+      if (c.base() == base) return c;
+    return counters_.emplace_back(base);
   }
   /// The entry of `op`, made on first use.
   PerOp& per_op(OpId op) {
@@ -113,44 +128,12 @@ class NameCounter {
   static bool holds_base(const Graph& g, const PerOp& p) {
     return p.holder != no_node && p.holder < g.id_bound() && g[p.holder].alive() && g[p.holder].name() == p.base;
   }
-  /// `base_K` for successive K, formatted in a buffer on the stack (a longer base than it
-  /// holds gets a heap one): naming a node allocates nothing beyond the name itself.
-  class NumberedName {
-   public:
-    explicit NumberedName(std::string_view base) : prefix_(base.size() + 1) {
-      if (prefix_ + 20 > cap_) {  // up to 20 digits
-        big_.resize(prefix_ + 20);
-        buf_ = big_.data();
-        cap_ = big_.size();
-      }
-      std::memcpy(buf_, base.data(), base.size());
-      buf_[base.size()] = '_';
-    }
-    NumberedName(const NumberedName&) = delete;
-    NumberedName& operator=(const NumberedName&) = delete;
-    /// `base_k`, valid until the next call.
-    std::string_view with(std::size_t k) {
-      char* end = std::to_chars(buf_ + prefix_, buf_ + cap_, k).ptr;
-      return {buf_, static_cast<std::size_t>(end - buf_)};
-    }
-
-   private:
-    char small_[64];
-    std::string big_;
-    char* buf_ = small_;
-    std::size_t cap_ = sizeof small_;
-    std::size_t prefix_;
-  };
-  /// `base_K`, K from `next` up (first call: the graph's id bound), the first that is free.
-  static std::string numbered(const Graph& g, std::string_view base, std::size_t& next) {
-    if (next == 0) next = g.id_bound();
-    NumberedName numbered_name(base);
-    for (;; ++next) {
-      std::string_view c = numbered_name.with(next);
-      if (g.find(c) == no_node) {
-        ++next;
-        return std::string(c);
-      }
+  /// The counter's first free name; the counter moves past it.
+  static std::string numbered(const Graph& g, Counter& c) {
+    for (;;) {
+      std::string name = c.current(g);
+      c.advance();
+      if (g.find(name) == no_node) return name;
     }
   }
 
