@@ -231,6 +231,12 @@ TEST_CASE("a chain pattern's nodes are distinct and last first; other shapes are
   constexpr auto deep = aten::relu(aten::view(aten::relu("x"_x), _));
   static_assert(Match<std::remove_const_t<decltype(deep)>>::nodes_in_chain);
   static_assert(Match<std::remove_const_t<decltype(extra_check(deep, [](const auto&) { return true; }))>>::nodes_in_chain);
+  // With .users<1>() on every call below the root, interior nodes are used only inside.
+  static_assert(!Match<std::remove_const_t<decltype(deep)>>::interior_used_inside);
+  constexpr auto single = aten::relu(aten::view(aten::relu("x"_x).users<1>(), _).users<1>());
+  static_assert(Match<std::remove_const_t<decltype(single)>>::interior_used_inside);
+  constexpr auto half = aten::relu(aten::view(aten::relu("x"_x), _).users<1>());
+  static_assert(!Match<std::remove_const_t<decltype(half)>>::interior_used_inside);
   // Two op calls among one call's arguments: a tree, whose entries need not be in graph order.
   constexpr auto tree = aten::add.Tensor(aten::relu("x"_x), aten::relu("y"_x));
   static_assert(!Match<std::remove_const_t<decltype(tree)>>::nodes_in_chain);

@@ -72,13 +72,20 @@ namespace detail {
 /// Whether P is a chain of plain op calls: each has at most one argument holding op calls, and
 /// that argument is itself such a call (no alternatives, lists or several roots on the way).
 template <class P>
-struct is_chain : std::false_type {};
+struct is_chain : std::false_type {
+  static constexpr bool single_users = false, single_users_here = false;
+};
 template <class P, class F>
 struct is_chain<Checked<P, F>> : is_chain<P> {};
 template <class OpT, class Opts, class Label, class... A>
 struct is_chain<Call<OpT, Opts, Label, A...>> {
   static constexpr std::size_t with_calls = ((A::elem::calls > 0 ? 1 : 0) + ... + 0);
   static constexpr bool value = with_calls == 0 || (with_calls == 1 && ((A::elem::calls == 0 || is_chain<typename A::elem>::value) && ...));
+  // single_users: a chain whose calls below this one each require exactly one user
+  // (`.users<1>()`); single_users_here: and this call too.
+  static constexpr bool single_users =
+      value && ((A::elem::calls == 0 || is_chain<typename A::elem>::single_users_here) && ...);
+  static constexpr bool single_users_here = Opts::users == 1 && single_users;
 };
 
 inline constexpr std::uint32_t root_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
@@ -158,6 +165,9 @@ class Match {
   /// no alternatives, lists or further roots): node_ids() of a match are then distinct and in
   /// reverse graph order, each an input of the one before.
   static constexpr bool nodes_in_chain = !P::branches && detail::is_chain<P>::value;
+  /// Whether, moreover, every op call below the root requires exactly one user: the call above
+  /// it, inside the match. Interior nodes then have no users outside the match.
+  static constexpr bool interior_used_inside = nodes_in_chain && detail::is_chain<P>::single_users;
   const Graph& graph() const { return *graph_; }
 
   // The matcher's state; written by match_into.

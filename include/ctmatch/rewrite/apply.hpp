@@ -146,7 +146,9 @@ template <Rule R>
     ++st.refused;
     return ApplyResult::Refused;
   }
-  if constexpr (!allows_shared_interior<R>()) {
+  if constexpr (!allows_shared_interior<R>() && interior_used_inside<R>()) {
+    assert(shared_interior_node(g, matched, root) == no_node);  // the pattern's user counts ensure it
+  } else if constexpr (!allows_shared_interior<R>()) {
     NodeId user = no_node;
     if (NodeId shared = shared_interior_node(g, matched, root, &user); shared != no_node) {
       if (why)

@@ -37,6 +37,7 @@ struct PatternRule {
   /// arguments of matched nodes, which come before the root. Its nodes, inserted just before
   /// the root, come after their inputs, and it comes before the root's users (see Rule).
   static constexpr bool matched_last_first = match_type::nodes_in_chain;
+  static constexpr bool interior_used_inside = match_type::interior_used_inside;
   static constexpr bool replaces_in_order = !is_callback && [] {
     std::size_t roots = 0;
     for (std::size_t i = 0; i < match_type::node_count; ++i) roots += match_type::is_root(i);

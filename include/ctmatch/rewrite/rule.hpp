@@ -105,6 +105,17 @@ constexpr bool matched_last_first() {
     return false;
 }
 
+/// Whether the rule's match already ensures that interior matched nodes have no users outside
+/// the match (a chain whose interior calls each require exactly one user: the call above): the
+/// driver's check of that then cannot fail, and only debug builds run it.
+template <class R>
+constexpr bool interior_used_inside() {
+  if constexpr (requires { R::interior_used_inside; })
+    return static_cast<bool>(R::interior_used_inside);
+  else
+    return false;
+}
+
 /// Whether the rule's replacement is known to come in order: every node it creates uses only
 /// nodes before the root or made before it, and what it returns comes before the root's users.
 /// The driver's check of that (rewrite/apply.hpp) then cannot fail, and only debug builds run it.
