@@ -72,7 +72,7 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
     const std::size_t count = static_cast<std::size_t>(out - candidates.get());
     const std::size_t node_bytes = ops.size() * sizeof(Node);
     const bool prefetch = node_bytes > (std::size_t{256} << 10), whole_front = node_bytes > (std::size_t{1} << 20);
-    constexpr std::size_t node_ahead = 16, args_ahead = 8;
+    constexpr std::size_t node_ahead = 16, args_ahead = 8, input_ahead = 4;
     for (std::size_t k = 0; k < count; ++k) {
       if (prefetch) {
         if (k + node_ahead < count) {
@@ -84,6 +84,13 @@ PassStats sweep(Graph& g, const Set& set, const PassOptions& options = {}) {
           }
         }
         if (k + args_ahead < count) __builtin_prefetch(g[candidates[count - 1 - k - args_ahead]].args().data());
+        // A rule's prefilter looks at an input of the candidate, most often its first: that
+        // node is asked for once the candidate's arguments (prefetched above) have come in.
+        if (k + input_ahead < count) {
+          std::span<const Value> args = g[candidates[count - 1 - k - input_ahead]].args();
+          if (!args.empty())
+            if (NodeId in = args[0].node(); in != no_node) __builtin_prefetch(&g[in]);
+        }
       }
       NodeId n = candidates[count - 1 - k];
       OpId op = g.live_call_ops()[n];  // no_op once erased
