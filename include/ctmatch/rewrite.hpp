@@ -3,7 +3,7 @@
 //   rewrite/rule.hpp      the rule concept the drivers run (and how to write one by hand)
 //   rewrite/builder.hpp   how a replacement creates nodes
 //   rewrite/safety.hpp    the checks every rewrite passes (mutation regions, shared interiors)
-//   rewrite/apply.hpp     one transactional rewrite at one node
+//   rewrite/apply.hpp     one rewrite at one node, all or nothing
 //   rewrite/rule_set.hpp  compile-time rule sets and the dispatch table by root op
 //   rewrite/sweep.hpp     the Inductor-compatible single reverse sweep
 //   rewrite/fixpoint.hpp  the worklist driver, run to a fixed point with a cap

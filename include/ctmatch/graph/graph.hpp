@@ -143,8 +143,8 @@ class Graph {
     // The name check and its insertion in one probe; the index entry waits for the node.
     if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node) return no_node;
     // Nothing below throws but allocation failure.
-    Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, std::move(spec.name), std::move(spec.target),
-                                  std::move(spec.args), std::move(spec.kwargs), where);
+    Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, std::move(spec.name),
+                                  std::move(spec.target), std::move(spec.args), std::move(spec.kwargs), where);
     call_ops_.push_back(spec.kind == NodeKind::CallFunction ? spec.op : no_op);
     mutating_ += is_mutating(n);
     link(id, before);
@@ -158,7 +158,8 @@ class Graph {
   /// defaults present for the rest. A compare or two per parameter, no search. Else nullptr.
   static const OpSignature* layout_fits(NodeKind kind, OpId op, std::span<const std::int16_t> layout,
                                         std::size_t num_args, std::span<const Kwarg> kwargs) {
-    const OpSignature* sig = kind == NodeKind::CallFunction && op != no_op ? OpRegistry::global().signature(op) : nullptr;
+    const OpSignature* sig =
+        kind == NodeKind::CallFunction && op != no_op ? OpRegistry::global().signature(op) : nullptr;
     const std::size_t n = layout.size();
     bool fits = sig && n == sig->params.size() && num_args <= n && kwargs.size() <= 64;
     std::uint64_t placed = 0;  // kwargs placed, as bits
@@ -267,7 +268,8 @@ class Graph {
   /// GraphError if `id` is not the newest live node, has users, or a transaction is open.
   void remove_newest(NodeId id) {
     if (journaling_) throw GraphError("remove_newest inside a transaction");
-    if (id + std::size_t{1} != nodes_.size() || !nodes_[id].alive_) throw GraphError("remove_newest of a node that is not the newest");
+    if (id + std::size_t{1} != nodes_.size() || !nodes_[id].alive_)
+      throw GraphError("remove_newest of a node that is not the newest");
     Node& n = nodes_[id];
     if (!n.users_.empty()) throw GraphError("remove_newest of '" + n.name_ + "', which has users");
     drop_uses(id);  // it is the last user of each input: each list loses its last entry
@@ -454,7 +456,6 @@ class Graph {
     assert(same_binding(s, where));
     return sig;
   }
-
 #ifndef NDEBUG
   static bool same_binding(const NodeSpec& s, const Node::ArgWhere& where) {
     Node::ArgWhere by_name;

@@ -80,7 +80,8 @@ struct is_chain<Checked<P, F>> : is_chain<P> {};
 template <class OpT, class Opts, class Label, class... A>
 struct is_chain<Call<OpT, Opts, Label, A...>> {
   static constexpr std::size_t with_calls = ((A::elem::calls > 0 ? 1 : 0) + ... + 0);
-  static constexpr bool value = with_calls == 0 || (with_calls == 1 && ((A::elem::calls == 0 || is_chain<typename A::elem>::value) && ...));
+  static constexpr bool value =
+      with_calls == 0 || (with_calls == 1 && ((A::elem::calls == 0 || is_chain<typename A::elem>::value) && ...));
   // single_users: a chain whose calls below this one each require exactly one user
   // (`.users<1>()`); single_users_here: and this call too.
   static constexpr bool single_users =

@@ -139,7 +139,8 @@ template <Rule R>
     std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
     matched = std::span<const NodeId>(buf, count);
   }
-  assert(std::is_sorted(matched.begin(), matched.end(), [&](NodeId a, NodeId b) { return g.comes_before(b, a); }));
+  assert(std::is_sorted(matched.begin(), matched.end(),
+                        [&](NodeId a, NodeId b) { return g.comes_before(b, a); }));
 
   if (cx.options.prevent_match_across_mutations && !cx.regions.same_region(matched)) {
     if (why) why->say("refused: the match spans a mutating node");

@@ -20,9 +20,12 @@
 //     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
 //
 // The driver does the rest, identically for every rule (rewrite/apply.hpp): the safety checks,
-// taking the new nodes back when the replacement fails, redirecting the root's uses, erasing the matched
-// nodes left without users (last first), carrying the root's dtype/shape over to the new node,
-// and the statistics. A rule never mutates the graph except through the builder.
+// taking the new nodes back when the replacement fails, redirecting the root's uses, erasing
+// the matched nodes left without users (last first), carrying the root's dtype/shape over to
+// the new node, and the statistics. A rule never mutates the graph except through the builder.
+// A rule may also promise, as static constexpr bools, what its shape already ensures
+// (`matched_last_first`, `interior_used_inside`, `replaces_in_order`, below): the driver then
+// skips the work that would find it out, and debug builds check the promise instead.
 //
 // Safety is derived from the rule's matched nodes, not written by hand on each node:
 //   - an interior matched node (not the root) that has a user outside the match is refused,

@@ -105,9 +105,9 @@ class DispatchTable {
     return {entries_.data() + begin_[op], entries_.data() + begin_[op + 1]};
   }
   bool has_rules(OpId op) const { return rooted_[std::min<std::size_t>(op, rooted_.size() - 1)]; }
-  /// Writes the ids whose op has rules, in id order, to `out` (room for one more id than that) and
-  /// returns the end. `ops` is per node id (Graph::live_call_ops). A byte per op and no
-  /// branch: every id is written and kept only if it is a candidate, so the spare entry.
+  /// Writes the ids whose op has rules, in id order, to `out` (room for one id more than there
+  /// are) and returns the end. `ops` is per node id (Graph::live_call_ops). A byte per op and
+  /// no branch: every id is written and kept only if it is a candidate, so the spare entry.
   NodeId* candidates(std::span<const OpId> ops, NodeId* out) const {
     const std::uint8_t* rooted = rooted_.data();
     const OpId last = static_cast<OpId>(rooted_.size() - 1);

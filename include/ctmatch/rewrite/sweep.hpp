@@ -33,8 +33,8 @@ namespace detail {
 /// Tries the rules of `table` for node `n`, of op `op`, in order while it is alive (its entry
 /// in the graph's op array says so, without reading the node); returns the number of attempts.
 template <class Set>
-[[gnu::always_inline]] inline std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx, NodeId n,
-                                                       OpId op) {
+[[gnu::always_inline]] inline std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx,
+                                                       NodeId n, OpId op) {
   std::size_t attempts = 0;
   for (std::uint16_t i : table.rules_for(op)) {
     if (cx.graph.live_call_ops()[n] == no_op) break;
