@@ -10,21 +10,13 @@
 #include <ctmatch/pattern.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
+#include "graph_builders.hpp"
+
 using namespace ctmatch;
 using namespace ctmatch::dsl;
+using namespace pattest;
 
 namespace {
-template <class O>
-OpId id_of(const O&) {
-  return std::remove_const_t<O>::id();
-}
-Value ints(std::initializer_list<std::int64_t> v) {
-  std::vector<Value> items;
-  for (auto i : v) items.emplace_back(i);
-  return Value::list(std::move(items));
-}
-Value ref(NodeId n) { return Value(NodeRef{n}); }
-
 constexpr auto test_op =
     op<"pattest::f(Tensor x, float[] scales, str mode, int[]? dims=None, Device? device=None) -> Tensor">;
 }  // namespace

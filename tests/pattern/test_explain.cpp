@@ -9,16 +9,14 @@
 #include <ctmatch/pattern.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
+#include "graph_builders.hpp"
+
 using namespace ctmatch;
 using namespace ctmatch::dsl;
+using namespace pattest;
 using pattern::FailureKind;
 
 namespace {
-template <class O>
-OpId id_of(const O&) {
-  return std::remove_const_t<O>::id();
-}
-Value ref(NodeId n) { return Value(NodeRef{n}); }
 constexpr auto scale_cast =
     op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
 

@@ -11,22 +11,13 @@
 #include <ctmatch/schema/builtin.hpp>
 
 #include "../../benchmarks/match_patterns.hpp"
+#include "graph_builders.hpp"
 
 using namespace ctmatch;
 using namespace ctmatch::dsl;
+using namespace pattest;
 
 namespace {
-template <class O>
-OpId id_of(const O&) {
-  return std::remove_const_t<O>::id();
-}
-Value ref(NodeId n) { return Value(NodeRef{n}); }
-Value ints(std::initializer_list<std::int64_t> v) {
-  std::vector<Value> items;
-  for (auto i : v) items.emplace_back(i);
-  return Value::list(std::move(items));
-}
-
 /// Over every node of the pattern's root op (where a driver asks): a match implies
 /// might_match. Returns how many it turned away.
 template <class P>

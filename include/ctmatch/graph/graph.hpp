@@ -273,12 +273,7 @@ class Graph {
     Node& n = nodes_[id];
     if (!n.users_.empty()) throw GraphError("remove_newest of '" + n.name_ + "', which has users");
     drop_uses(id);  // it is the last user of each input: each list loses its last entry
-    unlink(id);
-    names_.erase(n.name_, id);
-    uncount_mutating(n);
-    --live_;
-    call_ops_.pop_back();
-    nodes_.pop_back();
+    pop_newest();
   }
 
   /// Erases, last first, every node with no users that is not a placeholder, the output, or
@@ -531,6 +526,18 @@ class Graph {
     for (NodeId i = head_; i != no_node; i = nodes_[i].next_) nodes_[i].order_ = (++k) * order_gap;
   }
 
+  /// Removes the newest node, whose uses are already dropped: out of the list, the name index,
+  /// the counts and the arena (remove_newest, and undoing a creation).
+  void pop_newest() {
+    Node& n = nodes_.back();
+    unlink(n.id_);
+    names_.erase(n.name_, n.id_);
+    uncount_mutating(n);
+    --live_;
+    call_ops_.pop_back();
+    nodes_.pop_back();
+  }
+
   /// num_mutating() loses `n` (erased, undone, or about to get other arguments).
   void uncount_mutating(const Node& n) {
     if (mutating_ != 0) mutating_ -= is_mutating(n);  // none counted: nothing to look at
@@ -558,14 +565,8 @@ class Graph {
     for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) {
       Node& n = nodes_[it->id];
       switch (it->type) {
-        case Entry::Created:
-          unlink(n.id_);
-          names_.erase(n.name_, n.id_);
-          n.alive_ = false;
-          uncount_mutating(n);
-          --live_;
-          call_ops_.pop_back();
-          nodes_.pop_back();  // created nodes are the newest: undone newest first
+        case Entry::Created:  // its uses are undone by their own entries, which come after it
+          pop_newest();        // created nodes are the newest: undone newest first
           break;
         case Entry::Erased:
           n.alive_ = true;
