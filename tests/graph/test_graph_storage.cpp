@@ -1,5 +1,5 @@
 // The graph's storage mechanisms: SmallVector (inline storage for users and schema bindings),
-// NameIndex (the flat name table), users lists and the journal past the inline capacity, and
+// InlineVector (a node's arguments, inside the node), NameIndex (the flat name table), users lists and the journal past the inline capacity, and
 // graph copies.
 #include <doctest/doctest.h>
 
@@ -96,6 +96,119 @@ TEST_CASE("SmallVector grows past its inline capacity and keeps its elements") {
   const auto& alias = small3;
   small3 = alias;  // self-assignment keeps it
   CHECK(small3.size() == 2);
+}
+
+namespace {
+// An element that counts the live objects of its type and marks moved-from ones, to see that
+// InlineVector constructs and destroys each element exactly once.
+struct Counted {
+  static inline int live = 0;
+  int v = -1;
+  Counted() { ++live; }
+  explicit Counted(int x) : v(x) { ++live; }
+  Counted(const Counted& o) : v(o.v) { ++live; }
+  Counted(Counted&& o) noexcept : v(o.v) {
+    o.v = -2;
+    ++live;
+  }
+  Counted& operator=(const Counted&) = default;
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() { --live; }
+  friend bool operator==(const Counted& a, const Counted& b) { return a.v == b.v; }
+};
+using Counted3 = InlineVector<Counted, 3>;
+std::vector<int> values(const Counted3& c) {
+  std::vector<int> out;
+  for (const Counted& x : c) out.push_back(x.v);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("InlineVector keeps up to N elements inside, moves them out beyond, and makes and drops each once") {
+  {
+    Counted3 v;
+    CHECK(v.is_inline());
+    const char* self = reinterpret_cast<const char*>(&v);
+    for (int i = 0; i < 3; ++i) v.emplace_back(i);
+    CHECK(v.is_inline());  // the elements are inside the vector object
+    CHECK(reinterpret_cast<const char*>(v.data()) >= self);
+    CHECK(reinterpret_cast<const char*>(v.data() + 3) <= self + sizeof(v));
+    CHECK(Counted::live == 3);
+    v.push_back(v[0]);  // an element of the vector itself, at the growth to the heap
+    CHECK_FALSE(v.is_inline());
+    CHECK(values(v) == std::vector<int>{0, 1, 2, 0});
+    CHECK(Counted::live == 4);  // the inline elements were moved out and destroyed
+    for (int i = 4; i < 40; ++i) v.emplace_back(i);
+    CHECK(v.size() == 40);
+    CHECK(Counted::live == 40);
+
+    Counted3 copy = v;  // heap copy: its own elements
+    copy[0].v = 7;
+    CHECK(v[0].v == 0);
+    CHECK(Counted::live == 80);
+    Counted3 moved = std::move(copy);  // a heap block changes hands: no element moves
+    CHECK(moved[0].v == 7);
+    CHECK(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from vector is empty
+    CHECK(copy.is_inline());
+    CHECK(Counted::live == 80);
+
+    Counted3 small{Counted(1), Counted(2)};
+    Counted3 small2 = std::move(small);  // inline: the elements move one by one
+    CHECK(values(small2) == std::vector<int>{1, 2});
+    CHECK(small.empty());  // NOLINT(bugprone-use-after-move)
+    small2 = moved;  // inline <- heap
+    CHECK(small2 == moved);
+    moved = small2;
+    CHECK(moved.size() == 40);
+    const Counted3& alias = small2;
+    small2 = alias;  // self-assignment keeps it
+    CHECK(small2.size() == 40);
+    small2.pop_back();
+    CHECK(small2.size() == 39);
+    small2.clear();
+    CHECK(small2.empty());
+    CHECK(Counted::live == 80);  // v and moved: 40 each
+  }
+  CHECK(Counted::live == 0);  // every element made was destroyed once
+
+  std::vector<Counted> source(5);
+  for (int i = 0; i < 5; ++i) source[static_cast<std::size_t>(i)].v = i;
+  Counted3 from_copy(source);  // a vector lvalue is copied
+  CHECK(values(from_copy) == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(source[0].v == 0);
+  Counted3 from_moved(std::move(source));  // a vector rvalue gives its elements up
+  CHECK(values(from_moved) == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(source.empty());  // NOLINT(bugprone-use-after-move)
+  Counted3 sized(2);  // value-initialized elements
+  CHECK(values(sized) == std::vector<int>{-1, -1});
+}
+
+TEST_CASE("a node keeps up to four arguments inside itself; list arguments stay shared with their source") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  Value shape = Value::list({Value(2), Value(3)});
+  NodeId a = g.call(op2(), {NodeRef{x}, shape});
+  const Node& na = g[a];
+  const char* node = reinterpret_cast<const char*>(&na);
+  const char* args = reinterpret_cast<const char*>(na.args().data());
+  CHECK(args >= node);
+  CHECK(args + na.args().size() * sizeof(Value) <= node + sizeof(Node));
+  CHECK(na.args()[1].items() == shape.items());  // one box, shared: a copy did not deep-copy it
+
+  NodeId wide = g.call(intern_op("storage.five.default"), {NodeRef{x}, Value(1), Value(2), Value(3), Value(4)});
+  const char* wargs = reinterpret_cast<const char*>(g[wide].args().data());
+  const char* wnode = reinterpret_cast<const char*>(&g[wide]);
+  CHECK((wargs < wnode || wargs >= wnode + sizeof(Node)));  // the fifth argument sends them to the heap
+  CHECK(g[wide].args().size() == 5);
+  CHECK(g[wide].args()[4] == Value(4));
+
+  // A copy of the graph has its own nodes, with their arguments inside them, equal to the source's.
+  Graph copy = g;
+  const char* cnode = reinterpret_cast<const char*>(&copy[a]);
+  const char* cargs = reinterpret_cast<const char*>(copy[a].args().data());
+  CHECK((cargs >= cnode && cargs < cnode + sizeof(Node)));
+  CHECK(std::equal(copy[a].args().begin(), copy[a].args().end(), g[a].args().begin(), g[a].args().end()));
+  CHECK(copy[x].users().size() == 2);
 }
 
 TEST_CASE("SmallVector insert_at, erase_at and resize keep the order") {

@@ -26,7 +26,7 @@ struct NodeSpec {
   OpId op = no_op;
   std::string name;    // empty: a fresh name derived from the op (`mm`, `mm_1`, ...)
   std::string target;  // for kinds other than call_function
-  std::vector<Value> args;
+  NodeArgs args;
   std::vector<Kwarg> kwargs;
   /// Optional: where each parameter of op's schema is written (argument index, -(kwarg index
   /// + 1), or Node::from_default), for a caller that knows it in advance (a declarative
@@ -183,7 +183,7 @@ class Graph {
     NodeSpec s{NodeKind::Placeholder, no_op, name, name, {}, {}};
     return create(std::move(s));
   }
-  NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {},
+  NodeId call(OpId op, NodeArgs args, std::vector<Kwarg> kwargs = {},
               NodeId before = no_node, std::string name = {}) {
     return create(NodeSpec{NodeKind::CallFunction, op, std::move(name), {}, std::move(args),
                            std::move(kwargs)},
@@ -196,7 +196,7 @@ class Graph {
 
   // ---- mutation ----
   /// Replaces a node's arguments; users lists follow.
-  void set_args(NodeId id, std::vector<Value> args, std::vector<Kwarg> kwargs) {
+  void set_args(NodeId id, NodeArgs args, std::vector<Kwarg> kwargs) {
     Node& n = nodes_[id];
     for (const Value& v : args) check_refs(v);
     for (const Kwarg& k : kwargs) check_refs(k.value);
@@ -367,7 +367,7 @@ class Graph {
     std::uint32_t b = 0;
   };
   struct SavedArgs {
-    std::vector<Value> args;
+    NodeArgs args;
     std::vector<Kwarg> kwargs;
   };
 

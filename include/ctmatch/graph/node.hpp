@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inline_vector.hpp"
 #include "op.hpp"
 #include "small_vector.hpp"
 #include "value.hpp"
@@ -22,6 +23,9 @@ constexpr std::string_view kind_name(NodeKind k) {
                                         "call_method", "call_module", "output"};
   return names[static_cast<std::size_t>(k)];
 }
+
+/// A node's positional arguments: up to four are kept inside the node (see InlineVector).
+using NodeArgs = InlineVector<Value, 4>;
 
 struct Kwarg {
   std::string name;
@@ -47,7 +51,9 @@ struct Annotation {
 
 class Graph;
 
-class Node {
+// Aligned to a cache line, so that the part a pass reads (see the layout below) is exactly
+// the node's first three lines.
+class alignas(64) Node {
   using ArgWhere = SmallVector<std::int16_t, 8>;
 
  public:
@@ -58,9 +64,11 @@ class Node {
   };
   Node() = default;
   Node(Key, NodeId id, NodeKind kind, OpId op, const OpSignature* sig, std::string&& name, std::string&& target,
-       std::vector<Value>&& args, std::vector<Kwarg>&& kwargs, const ArgWhere& where)
+       NodeArgs&& args, std::vector<Kwarg>&& kwargs, const ArgWhere& where)
       : id_(id), op_(op), kind_(kind), signature_(sig), args_(std::move(args)), arg_where_(where),
-        kwargs_(std::move(kwargs)), name_(std::move(name)), target_(std::move(target)) {}
+        kwargs_(std::move(kwargs)), name_(std::move(name)) {
+    if (!target.empty()) target_ = std::move(target);  // call_function nodes have none
+  }
 
   NodeId id() const { return id_; }
   NodeKind kind() const { return kind_; }
@@ -121,16 +129,17 @@ class Node {
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
 
-  // Laid out by use: what a pass reads at every node (kind, op, links, signature, arguments)
-  // comes first, within the first 64 bytes; the binding index and users next; names, metadata
-  // and annotations, which matching never reads, last.
+  // Laid out by use: what a pass reads at every node (kind, op, links, signature, then the
+  // arguments, up to four of them inside the node) comes first; the binding index, users and
+  // kwargs next, ending within the first 192 bytes (three cache lines); names, metadata and
+  // annotations, which matching never reads, last.
   NodeId id_ = no_node;
   OpId op_ = no_op;
   NodeKind kind_ = NodeKind::CallFunction;
   bool alive_ = true;
   NodeId prev_ = no_node, next_ = no_node;
   const OpSignature* signature_ = nullptr;
-  std::vector<Value> args_;
+  NodeArgs args_;
   std::uint64_t order_ = 0;  // increases along the node list: O(1) "comes before"
   ArgWhere arg_where_;  // per schema parameter: arg index, -(kwarg index + 1), or from_default
   Users users_;

@@ -156,9 +156,8 @@ class Value {
       u_.ref.id = to;
       return true;
     }
-    if (kind_ != Kind::List || !refers_to(from)) return false;
-    for (Value& v : get_if<List>()->items) v.replace_node(from, to);
-    return true;
+    if (kind_ != Kind::List || no_nodes_) return false;
+    return replace_in_list(from, to);
   }
 
   friend bool operator==(const Value& a, const Value& b) {
@@ -243,8 +242,18 @@ class Value {
     release();
     u_.heap = copy;
   }
-  void release() noexcept {
-    if (!boxed() || u_.heap->count.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // replace_node for a list that may hold nodes: out of line, as most values are not lists.
+  [[gnu::noinline]] bool replace_in_list(NodeId from, NodeId to) {
+    if (!refers_to(from)) return false;
+    for (Value& v : get_if<List>()->items) v.replace_node(from, to);
+    return true;
+  }
+  // Inline, so that dropping an unboxed value (most are) is a test, not a call.
+  [[gnu::always_inline]] void release() noexcept {
+    if (boxed()) release_box();
+  }
+  [[gnu::noinline]] void release_box() noexcept {
+    if (u_.heap->count.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     switch (kind_) {
       case Kind::String: delete static_cast<Box<std::string>*>(u_.heap); break;
       case Kind::SymInt: delete static_cast<Box<SymInt>*>(u_.heap); break;

@@ -159,9 +159,15 @@ class RewriteBuilder {
   /// the op's signature (the driver then rolls the rewrite back). `layout`, when given, says
   /// where each schema parameter is written, and `layout_fits` what Graph::layout_fits found
   /// for it (see NodeSpec).
-  NodeId call(OpId op, std::vector<Value> args, std::vector<Kwarg> kwargs = {},
+  NodeId call(OpId op, NodeArgs args, std::vector<Kwarg> kwargs = {},
               std::span<const std::int16_t> layout = {}, const OpSignature* layout_fits = nullptr) {
     NodeSpec spec{NodeKind::CallFunction, op, {}, {}, std::move(args), std::move(kwargs), layout, layout_fits};
+    return create(spec);
+  }
+  /// call() for a caller that has built the node's spec itself (a declarative replacement
+  /// writes the arguments straight into it): a call_function node of spec.op. Its name is
+  /// chosen here (spec.name is overwritten), and so is its place; the spec is moved from.
+  NodeId create(NodeSpec& spec) {
     created_.reserve(created_.size() + 1);  // the node, once made, is listed for discard()
     NodeId id = names_.create_for(g_, spec, root_);
     created_.push_back(id);

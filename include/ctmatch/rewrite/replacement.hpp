@@ -238,8 +238,9 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
   constexpr bool has_gaps = std::popcount(mask & positional_bits) != static_cast<int>(last_positional);
 
   OpId op = OpT::id();
-  std::vector<Value> args(last_positional);
-  std::vector<Kwarg> kwargs;
+  NodeSpec spec{NodeKind::CallFunction, op, {}, {}, NodeArgs(last_positional), {}};
+  NodeArgs& args = spec.args;
+  std::vector<Kwarg>& kwargs = spec.kwargs;
   if constexpr (num_args > num_positional) {
     kwargs.reserve(num_args - num_positional);  // room for forwarded ones too
     for (std::size_t i = num_positional; i < num_args; ++i)
@@ -281,9 +282,10 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
       sig = Graph::layout_fits(NodeKind::CallFunction, op, layout::value, args.size(), kwargs);
       fits.store(sig, std::memory_order_relaxed);
     }
-    return b.call(op, std::move(args), std::move(kwargs), layout::value, sig);
-  } else
-    return b.call(op, std::move(args), std::move(kwargs));
+    spec.layout = layout::value;
+    spec.layout_fits = sig;
+  }
+  return b.create(spec);
 }
 
 template <class P, class From, class C, class... Only, class M>
