@@ -65,17 +65,17 @@ using default_call_opts = call_opts<-1, false, false>;
 namespace detail {
 /// Schema argument `i` of node `n`: written positionally, by keyword, or its default. O(1)
 /// when the node was bound to the op's signature (the normal case); a node read before the
-/// op's schema was known falls back to looking the keyword up by name.
+/// op's schema was known falls back to looking the keyword up by name. Positional arguments
+/// bind the leading parameters in order, with a signature or without: the i-th one, when
+/// written, is argument i, read from the node's first cache lines without its binding index.
 template <class OpT>
 inline const Value* arg_of(const Node& n, std::size_t i) {
-  if constexpr (OpT::fx_target) {  // operator.getitem: no schema, read as written
-    if (i < n.args().size()) [[likely]]
-      return &n.args()[i];
+  if (i < n.args().size()) [[likely]]
+    return &n.args()[i];
+  if constexpr (OpT::fx_target)  // operator.getitem: no schema, read as written
     return n.kwarg(OpT::schema.args[i].name);
-  }
   if (n.signature()) [[likely]]
     return n.arg(i);
-  if (i < n.args().size()) return &n.args()[i];
   if (const Value* v = n.kwarg(OpT::schema.args[i].name)) return v;
   const OpSignature* sig = OpRegistry::global().signature(OpT::id());
   if (sig && i < sig->params.size() && sig->params[i].default_value) return &*sig->params[i].default_value;

@@ -45,7 +45,8 @@ struct prefilter<Call<OpT, Opts, Label, A...>> {
       using Ak = mp::mp_at_c<args, first_call>;
       const Value* v = arg_of<OpT>(g[root], Ak::index);
       NodeId id = v ? v->node() : no_node;
-      return id != no_node && g[id].op() == call_op<typename Ak::elem>::type::id();
+      // The input's op from the graph's op array (4 bytes a node), not from the input itself.
+      return id != no_node && g.live_call_ops()[id] == call_op<typename Ak::elem>::type::id();
     }
   }
 };
