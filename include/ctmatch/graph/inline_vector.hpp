@@ -104,8 +104,10 @@ class InlineVector {
   }
 
  private:
-  T* inline_data() { return std::launder(reinterpret_cast<T*>(inline_)); }
-  const T* inline_data() const { return std::launder(reinterpret_cast<const T*>(inline_)); }
+  // Where inline elements go (they are made there with placement new and reached through
+  // data_, as in std::vector's own storage).
+  T* inline_data() { return reinterpret_cast<T*>(inline_); }
+  const T* inline_data() const { return reinterpret_cast<const T*>(inline_); }
 
   void append_copies(const T* src, std::size_t n) {
     reserve(n);

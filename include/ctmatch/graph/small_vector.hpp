@@ -23,7 +23,14 @@ class SmallVector {
   using const_iterator = const T*;
 
   SmallVector() = default;
-  SmallVector(const SmallVector& o) { assign(o.data(), o.size_); }
+  SmallVector(const SmallVector& o) {
+    if (o.is_inline()) {  // the inline storage as a whole: a fixed-size copy, no memcpy call
+      store_ = o.store_;
+      size_ = o.size_;
+    } else {
+      assign(o.data(), o.size_);
+    }
+  }
   SmallVector(SmallVector&& o) noexcept { steal(o); }
   SmallVector& operator=(const SmallVector& o) {
     if (this != &o) {
@@ -132,11 +139,7 @@ class SmallVector {
   void steal(SmallVector& o) {
     size_ = o.size_;
     cap_ = o.cap_;
-    if (o.is_inline()) {
-      if (size_) std::memcpy(store_.inline_, o.store_.inline_, size_ * sizeof(T));
-    } else {
-      store_.heap_ = o.store_.heap_;
-    }
+    store_ = o.store_;  // the inline elements, or the heap pointer
     o.cap_ = N;
     o.size_ = 0;
   }
