@@ -425,3 +425,33 @@ TEST_CASE("a rule set's dispatch table follows rules switched on and off") {
   CHECK(both.dispatch_table().rules_for(permute_op()).size() == 1);
   CHECK(both.dispatch_table().rules_for(permute_op())[0] == 2);
 }
+
+TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch what they touch") {
+  // 30,000 views: the nodes take more than 8 MiB, so the pass asks the cache ahead of each
+  // rewrite for the nodes it will touch (Graph::prefetch_rewrite_of, prefetch_name). The result
+  // must be that of the small chains above: every other view goes, last first.
+  constexpr int length = 30000;
+  Graph g = view_chain(length);
+  REQUIRE(g.outgrows_cache());
+  const NodeId last_view = g.find("view_29999");
+  REQUIRE(last_view != no_node);
+  PassOptions o;
+  o.verify_after_pass = true;
+  PassStats st = sweep(g, rule_set(ViewView<>{}), o);
+  CHECK(st.rules[0].matches == length / 2);
+  CHECK(count_op(g, view_op()) == length / 2);
+  CHECK(g.size() == length / 2 + 2);
+  REQUIRE(!st.rules[0].roots.empty());
+  CHECK(st.rules[0].roots.front() == last_view);
+  // From the output up: one new view per pair of old ones, each with the size of the pair's
+  // last (4 x length, 4 x (length - 2), ...), down to x.
+  int views = 0;
+  bool sizes_kept = true;
+  for (NodeId n = g[g.last()].args()[0].items()->at(0).node(); g[n].kind() != NodeKind::Placeholder;
+       n = input_node(g, n, 0)) {
+    sizes_kept = sizes_kept && *g[n].arg(1) == ints({4, length - 2 * views});
+    ++views;
+  }
+  CHECK(views == length / 2);
+  CHECK(sizes_kept);
+}

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "huge_page_allocator.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -93,6 +94,11 @@ class NameIndex {
     return true;
   }
 
+  /// Asks the cache for the slot where `name` would go, to be written.
+  void prefetch(std::string_view name) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[tag(name_hash(name)) & mask()], 1);
+  }
+
   /// Makes room for `n` names without rehashing.
   void reserve(std::size_t n) {
     std::size_t want = 16;
@@ -110,6 +116,7 @@ class NameIndex {
     std::uint32_t hash = 0;
     NodeId id = no_node;
   };
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
   static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h); }
   std::size_t mask() const { return slots_.size() - 1; }
 
@@ -141,7 +148,7 @@ class NameIndex {
   }
   template <class Live>
   void rehash(std::size_t capacity, const Live& live) {
-    std::vector<Slot> old = std::move(slots_);
+    Slots old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     count_ = 0;
     for (const Slot& s : old)
@@ -151,7 +158,7 @@ class NameIndex {
       }
   }
 
-  std::vector<Slot> slots_;
+  Slots slots_;
   std::size_t count_ = 0;
 };
 

@@ -63,9 +63,11 @@ struct PassContext {
   std::vector<NodeId> last_erased_inputs;
   /// Whether to fill last_created and last_erased_inputs (the fixpoint driver needs them).
   bool track_changes = false;
+  /// Whether a rewrite first asks the cache for what it will touch (Graph::outgrows_cache).
+  bool prefetch_rewrites;
 
   PassContext(Graph& g, const PassOptions& o, PassStats& s)
-      : graph(g), options(o), stats(s), regions(g) {}
+      : graph(g), options(o), stats(s), regions(g), prefetch_rewrites(g.outgrows_cache()) {}
 };
 
 namespace detail {
@@ -163,6 +165,9 @@ template <Rule R>
     why->say("matches");
     return ApplyResult::Applied;
   }
+
+  if (cx.prefetch_rewrites)
+    for (NodeId n : matched) g.prefetch_rewrite_of(n);
 
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();

@@ -62,7 +62,10 @@ class NameCounter {
         throw;
       }
       c.advance();
-      if (id != no_node) return id;
+      if (id != no_node) {
+        if (g.outgrows_cache()) g.prefetch_name(c.current(g));  // the next new node of this op's name
+        return id;
+      }
     }
   }
   /// `aten.mm.default` -> `mm`, `operator.getitem` -> `getitem`, `bench.sdpa.default` -> `sdpa`.
