@@ -2,7 +2,8 @@
 // PyTorch Inductor's PatternMatcherPass on the same graphs and rules (its times from the
 // reference run, tests/data/bench_expected.json's source), and the scaling of the pass on
 // synthetic graphs made by chaining copies of gpt2 (see `chain` below) at about 1k, 10k, 100k
-// and 1M nodes, and the peak memory per node at 1M.
+// and 1M nodes, beside its baseline (the same visits and matching without the rewrites:
+// scaling_match_only), and the peak memory per node at 1M.
 //
 //   bench_pass [DATA_DIR] [google benchmark flags]
 // DATA_DIR (default: the test data) is searched for NAME.export.json, then NAME.export.fx.txt,
@@ -169,6 +170,51 @@ Graph chain(const Graph& g, std::size_t copies) {
   return out;
 }
 
+/// The pass without its rewrites, the baseline of the scaling curve: every rule of `set` tried
+/// at every live call node, last first, matched but not applied, prefetching nodes ahead as the
+/// sweep does. What visiting and matching alone cost at each size; the pass adds its rewrites.
+template <class Set>
+std::size_t match_only(const Graph& g, const Set& set) {
+  std::size_t found = 0;
+  std::span<const OpId> ops = g.live_call_ops();
+  const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
+  for (std::size_t k = ops.size(); k-- > 0;) {
+    if (k >= 16) {
+      const char* p = reinterpret_cast<const char*>(&g[static_cast<NodeId>(k - 16)]);
+      __builtin_prefetch(p);
+      __builtin_prefetch(p + 64);
+      if (whole_front) __builtin_prefetch(p + 128);
+    }
+    if (ops[k] == no_op) continue;
+    const NodeId n = static_cast<NodeId>(k);
+    set.for_each([&](const auto& rule, std::size_t) {
+      bool root = false;
+      for (OpId op : rule.root_ops()) root |= op == ops[k];
+      if (!root || !ctmatch::might_match(rule, g, n)) return;
+      typename std::remove_cvref_t<decltype(rule)>::match_type m{};
+      found += rule.match(g, n, m, nullptr);
+    });
+  }
+  return found;
+}
+
+void run_match_only(benchmark::State& state, const Graph& g) {
+  auto rules = rules::bench_rules();
+  std::size_t found = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    found = match_only(g, rules);
+    auto t1 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(found);
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  double n = static_cast<double>(g.size());
+  state.counters["nodes"] = n;
+  state.counters["matches"] = static_cast<double>(found);
+  state.counters["per_node"] =
+      benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 long rss_kb(const char* field) {
   std::ifstream f("/proc/self/status");
   std::string line;
@@ -233,16 +279,19 @@ int main(int argc, char** argv) {
 
     for (std::size_t target : {1000, 10000, 100000, 1000000}) {
       std::size_t copies = std::max<std::size_t>(1, (target + per_copy / 2) / per_copy);
-      benchmark::RegisterBenchmark(("scaling/gpt2x" + std::to_string(copies)).c_str(),
-                                   [&base, copies](benchmark::State& s) {
-                                     static std::map<std::size_t, Graph> cache;
-                                     if (!cache.count(copies)) cache.emplace(copies, chain(base, copies));
-                                     run_sweep(s, cache.at(copies), 0, false);
-                                   })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(copies >= 1000 ? 3 : copies >= 100 ? 10 : 50)
-          ->Repetitions(copies >= 1000 ? 1 : 3);
+      for (bool rewrite : {true, false})
+        benchmark::RegisterBenchmark(
+            ((rewrite ? "scaling/gpt2x" : "scaling_match_only/gpt2x") + std::to_string(copies)).c_str(),
+            [&base, copies, rewrite](benchmark::State& s) {
+              static std::map<std::size_t, Graph> cache;
+              if (!cache.count(copies)) cache.emplace(copies, chain(base, copies));
+              if (rewrite) run_sweep(s, cache.at(copies), 0, false);
+              else run_match_only(s, cache.at(copies));
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(copies >= 1000 ? 3 : copies >= 100 ? 10 : 50)
+            ->Repetitions(3);
     }
   }
   benchmark::Initialize(&argc, argv);

@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <map>
 #include <random>
 #include <set>
@@ -430,26 +429,4 @@ TEST_CASE("erased names are free again, and a rollback brings an erased name bac
   CHECK(g.find("keep") == again);
   CHECK(g.size() == 2);
   verify(g);
-}
-
-TEST_CASE("HugePageAllocator: large blocks on 2 MiB boundaries, small ones as std::allocator") {
-  HugePageAllocator<std::uint64_t> a;
-  constexpr std::size_t big = (3u << 20) / sizeof(std::uint64_t);  // 3 MiB
-  std::uint64_t* p = a.allocate(big);
-  CHECK(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20) == 0);
-  p[0] = 1;
-  p[big - 1] = 2;  // the whole block is usable
-  CHECK(p[0] + p[big - 1] == 3);
-  a.deallocate(p, big);
-  std::uint64_t* q = a.allocate(4);
-  q[3] = 7;
-  CHECK(q[3] == 7);
-  a.deallocate(q, 4);
-  // A vector that grows from small blocks into large ones keeps its elements.
-  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> v;
-  for (std::uint32_t i = 0; i < (1u << 20); ++i) v.push_back(i);
-  CHECK(v.capacity() * sizeof(std::uint32_t) >= (std::size_t{2} << 20));
-  bool same = true;
-  for (std::uint32_t i = 0; i < v.size(); ++i) same = same && v[i] == i;
-  CHECK(same);
 }

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "error.hpp"
-#include "huge_page_allocator.hpp"
 #include "name_index.hpp"
 #include "node.hpp"
 
@@ -401,16 +400,14 @@ class Graph {
     std::vector<Kwarg> kwargs;
   };
 
-  using Arena = std::vector<Node, HugePageAllocator<Node>>;
-
   bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
   // Callbacks for the name index.
   struct NameOf {
-    const Arena* nodes;
+    const std::vector<Node>* nodes;
     std::string_view operator()(NodeId id) const { return (*nodes)[id].name(); }
   };
   struct IsLive {
-    const Arena* nodes;
+    const std::vector<Node>* nodes;
     bool operator()(NodeId id) const { return id < nodes->size() && (*nodes)[id].alive(); }
   };
   NameOf name_of() const { return {&nodes_}; }
@@ -632,12 +629,12 @@ class Graph {
     clear_journal();
   }
 
-  Arena nodes_;
+  std::vector<Node> nodes_;
   NameIndex names_;
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;
-  std::vector<OpId, HugePageAllocator<OpId>> call_ops_;  // live_call_ops()
+  std::vector<OpId> call_ops_;  // live_call_ops()
   std::size_t mutating_ = 0;     // num_mutating()
   bool ids_in_order_ = true;
   bool journaling_ = false;

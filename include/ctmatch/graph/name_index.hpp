@@ -12,7 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "huge_page_allocator.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -116,7 +115,6 @@ class NameIndex {
     std::uint32_t hash = 0;
     NodeId id = no_node;
   };
-  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
   static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h); }
   std::size_t mask() const { return slots_.size() - 1; }
 
@@ -148,7 +146,7 @@ class NameIndex {
   }
   template <class Live>
   void rehash(std::size_t capacity, const Live& live) {
-    Slots old = std::move(slots_);
+    std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     count_ = 0;
     for (const Slot& s : old)
@@ -158,7 +156,7 @@ class NameIndex {
       }
   }
 
-  Slots slots_;
+  std::vector<Slot> slots_;
   std::size_t count_ = 0;
 };
 
