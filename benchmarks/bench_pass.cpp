@@ -29,7 +29,9 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 using namespace ctmatch;
 
@@ -170,30 +172,38 @@ Graph chain(const Graph& g, std::size_t copies) {
   return out;
 }
 
-/// The pass without its rewrites, the baseline of the scaling curve: every rule of `set` tried
-/// at every live call node, last first, matched but not applied, prefetching nodes ahead as the
-/// sweep does. What visiting and matching alone cost at each size; the pass adds its rewrites.
+/// The pass without its rewrites, the baseline of the scaling curve: the sweep's visits (the
+/// same candidates, last first, prefetched the same way) and its matching, with nothing applied.
+/// What visiting and matching alone cost at each size; the pass adds its rewrites.
 template <class Set>
 std::size_t match_only(const Graph& g, const Set& set) {
-  std::size_t found = 0;
+  std::optional<DispatchTable> own_table;
+  const DispatchTable& table = dispatch_table_for(set, own_table);
   std::span<const OpId> ops = g.live_call_ops();
+  std::vector<NodeId> candidates(ops.size() + 1);
+  const std::size_t count = static_cast<std::size_t>(table.candidates(ops, candidates.data()) - candidates.data());
   const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
-  for (std::size_t k = ops.size(); k-- > 0;) {
-    if (k >= 16) {
-      const char* p = reinterpret_cast<const char*>(&g[static_cast<NodeId>(k - 16)]);
+  constexpr std::size_t node_ahead = 16, input_ahead = 4;
+  std::size_t found = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k + node_ahead < count) {
+      const char* p = reinterpret_cast<const char*>(&g[candidates[count - 1 - k - node_ahead]]);
       __builtin_prefetch(p);
       __builtin_prefetch(p + 64);
       if (whole_front) __builtin_prefetch(p + 128);
     }
-    if (ops[k] == no_op) continue;
-    const NodeId n = static_cast<NodeId>(k);
-    set.for_each([&](const auto& rule, std::size_t) {
-      bool root = false;
-      for (OpId op : rule.root_ops()) root |= op == ops[k];
-      if (!root || !ctmatch::might_match(rule, g, n)) return;
-      typename std::remove_cvref_t<decltype(rule)>::match_type m{};
-      found += rule.match(g, n, m, nullptr);
-    });
+    if (k + input_ahead < count) {
+      std::span<const Value> args = g[candidates[count - 1 - k - input_ahead]].args();
+      if (!args.empty())
+        if (NodeId in = args[0].node(); in != no_node) __builtin_prefetch(&g[in]);
+    }
+    const NodeId n = candidates[count - 1 - k];
+    for (std::uint16_t i : table.rules_for(ops[n]))
+      set.visit(i, [&](const auto& rule) {
+        if (!ctmatch::might_match(rule, g, n)) return;
+        typename std::remove_cvref_t<decltype(rule)>::match_type m{};
+        found += rule.match(g, n, m, nullptr);
+      });
   }
   return found;
 }
