@@ -63,7 +63,7 @@ class NameCounter {
       }
       c.advance();
       if (id != no_node) {
-        if (g.outgrows_cache()) g.prefetch_name(c.current(g));  // the next new node of this op's name
+        if (g.outgrows_cache()) g.prefetch_name(c.current(g));  // the name this op's next node takes
         return id;
       }
     }
