@@ -63,6 +63,16 @@ void settle_allocator() {
   ::operator delete(p);
 }
 
+/// The counters of a run over graph `g`: its nodes, the matches found, and the time per node.
+void report(benchmark::State& state, const Graph& g, std::size_t matches) {
+  double n = static_cast<double>(g.size());
+  state.counters["nodes"] = n;
+  state.counters["matches"] = static_cast<double>(matches);
+  // Nodes per second of pass time; inverted, with an SI prefix: 110n is 110 ns per node.
+  state.counters["per_node"] =
+      benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 void run_sweep(benchmark::State& state, const Graph& input, double inductor, bool fresh) {
   auto rules = rules::bench_rules();
   Graph g = input;
@@ -86,12 +96,7 @@ void run_sweep(benchmark::State& state, const Graph& input, double inductor, boo
     benchmark::DoNotOptimize(matches);
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
-  double n = static_cast<double>(input.size());
-  state.counters["nodes"] = n;
-  state.counters["matches"] = static_cast<double>(matches);
-  // Nodes per second of pass time; inverted, with an SI prefix: 110n is 110 ns per node.
-  state.counters["per_node"] =
-      benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  report(state, input, matches);
   if (inductor > 0) state.counters["inductor_ms"] = inductor;
 }
 
@@ -172,39 +177,22 @@ Graph chain(const Graph& g, std::size_t copies) {
   return out;
 }
 
-/// The pass without its rewrites, the baseline of the scaling curve: the sweep's visits (the
-/// same candidates, last first, prefetched the same way) and its matching, with nothing applied.
-/// What visiting and matching alone cost at each size; the pass adds its rewrites.
+/// The pass without its rewrites, the baseline of the scaling curve: the sweep's visits
+/// (for_each_candidate) and its matching, with nothing applied. What visiting and matching
+/// alone cost at each size; the pass adds its rewrites.
 template <class Set>
 std::size_t match_only(const Graph& g, const Set& set) {
   std::optional<DispatchTable> own_table;
   const DispatchTable& table = dispatch_table_for(set, own_table);
-  std::span<const OpId> ops = g.live_call_ops();
-  std::vector<NodeId> candidates(ops.size() + 1);
-  const std::size_t count = static_cast<std::size_t>(table.candidates(ops, candidates.data()) - candidates.data());
-  const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
-  constexpr std::size_t node_ahead = 16, input_ahead = 4;
   std::size_t found = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    if (k + node_ahead < count) {
-      const char* p = reinterpret_cast<const char*>(&g[candidates[count - 1 - k - node_ahead]]);
-      __builtin_prefetch(p);
-      __builtin_prefetch(p + 64);
-      if (whole_front) __builtin_prefetch(p + 128);
-    }
-    if (k + input_ahead < count) {
-      std::span<const Value> args = g[candidates[count - 1 - k - input_ahead]].args();
-      if (!args.empty())
-        if (NodeId in = args[0].node(); in != no_node) __builtin_prefetch(&g[in]);
-    }
-    const NodeId n = candidates[count - 1 - k];
-    for (std::uint16_t i : table.rules_for(ops[n]))
+  for_each_candidate(g, table, [&](NodeId n, OpId op) {
+    for (std::uint16_t i : table.rules_for(op))
       set.visit(i, [&](const auto& rule) {
         if (!ctmatch::might_match(rule, g, n)) return;
         typename std::remove_cvref_t<decltype(rule)>::match_type m{};
         found += rule.match(g, n, m, nullptr);
       });
-  }
+  });
   return found;
 }
 
@@ -218,11 +206,7 @@ void run_match_only(benchmark::State& state, const Graph& g) {
     benchmark::DoNotOptimize(found);
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
-  double n = static_cast<double>(g.size());
-  state.counters["nodes"] = n;
-  state.counters["matches"] = static_cast<double>(found);
-  state.counters["per_node"] =
-      benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  report(state, g, found);
 }
 
 long rss_kb(const char* field) {
