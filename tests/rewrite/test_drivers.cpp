@@ -455,3 +455,44 @@ TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch wh
   CHECK(views == length / 2);
   CHECK(sizes_kept);
 }
+
+namespace {
+/// The view sizes from the output up to x (a chain of views, as view_chain makes).
+std::vector<Value> sizes_from_output(const Graph& g) {
+  std::vector<Value> sizes;
+  for (NodeId n = g[g.last()].args()[0].items()->at(0).node(); g[n].kind() != NodeKind::Placeholder;
+       n = input_node(g, n, 0))
+    sizes.push_back(*g[n].arg(1));
+  return sizes;
+}
+}  // namespace
+
+TEST_CASE("sweep visits in node order when ids are not, over many candidates") {
+  // A first sweep over 6,002 views leaves 3,001 new ones, each inserted before the root it
+  // replaced: their ids run against the node order (the last pair's replacement is made first).
+  // A second sweep must visit them last first in node order, as it visits a chain built in
+  // order with the same sizes. With an odd count the order shows: last first pairs
+  // (3001, 3000) ... (3, 2) and keeps the first view; the other way round keeps the last.
+  Graph g = view_chain(6002);
+  PassOptions o;
+  o.verify_after_pass = true;
+  auto rules = rule_set(ViewView<>{});
+  REQUIRE(sweep(g, rules, o).rules[0].matches == 3001);
+  REQUIRE_FALSE(g.ids_in_order());
+  std::vector<Value> sizes = sizes_from_output(g);
+  REQUIRE(sizes.size() == 3001);
+
+  Graph in_order;
+  NodeId prev = in_order.placeholder("x");
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) prev = in_order.call(view_op(), {NodeRef{prev}, *it});
+  in_order.output({NodeRef{prev}});
+  REQUIRE(in_order.ids_in_order());
+
+  PassStats st = sweep(g, rules, o);
+  PassStats st_in_order = sweep(in_order, rules, o);
+  CHECK(st.rules[0].matches == 1500);
+  CHECK(st_in_order.rules[0].matches == 1500);
+  CHECK(sizes_from_output(g) == sizes_from_output(in_order));
+  // The first view of the chain (size 4 x 2) is the one left unpaired.
+  CHECK(sizes_from_output(g).back() == ints({4, 2}));
+}

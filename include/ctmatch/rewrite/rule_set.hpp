@@ -106,14 +106,15 @@ class DispatchTable {
   }
   bool has_rules(OpId op) const { return rooted_[std::min<std::size_t>(op, rooted_.size() - 1)]; }
   /// Writes the ids whose op has rules, in id order, to `out` (room for one id more than there
-  /// are) and returns the end. `ops` is per node id (Graph::live_call_ops). A byte per op and
-  /// no branch: every id is written and kept only if it is a candidate, so the spare entry.
-  NodeId* candidates(std::span<const OpId> ops, NodeId* out) const {
+  /// are) and returns the end. `ops` is per node id (Graph::live_call_ops), or a part of it
+  /// starting at id `first`. A byte per op and no branch: every id is written and kept only if
+  /// it is a candidate, so the spare entry.
+  NodeId* candidates(std::span<const OpId> ops, NodeId first, NodeId* out) const {
     const std::uint8_t* rooted = rooted_.data();
     const OpId last = static_cast<OpId>(rooted_.size() - 1);
-    for (NodeId id = 0; id < ops.size(); ++id) {
-      *out = id;
-      out += rooted[std::min(ops[id], last)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      *out = first + static_cast<NodeId>(i);
+      out += rooted[std::min(ops[i], last)];
     }
     return out;
   }

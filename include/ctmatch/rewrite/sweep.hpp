@@ -54,39 +54,63 @@ template <class Set>
 /// 1.5% to 4% more instructions (bert, gpt2).
 template <class Visit>
 [[gnu::always_inline]] inline void for_each_candidate(const Graph& g, const DispatchTable& table, Visit&& visit) {
-  // The candidates, in one scan of the graph's array of ops in id order: 4 bytes a node, not a
-  // cache line of each node, and loads that do not depend on each other, where walking the
-  // node list is a chain of dependent loads. Ids follow the node order until a pass inserts
-  // nodes before others; the candidates are then sorted into it.
-  std::span<const OpId> ops = g.live_call_ops();
-  std::unique_ptr<NodeId[]> candidates = std::make_unique_for_overwrite<NodeId[]>(g.size() + 1);
-  NodeId* out = table.candidates(ops, candidates.get());
-  if (!g.ids_in_order())
-    std::sort(candidates.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
   // Candidates are visited last first. Each visit reads its node, and a rule's prefilter an
   // input of it, most often the first: they are prefetched a few candidates ahead (the input
   // once the candidate's first argument, inside it, has come in). A match reads the front of
   // a node (links, signature, arguments, binding index, users, kwargs: its first three cache
   // lines, see Node); the first two are always asked for, the third too when the nodes
   // outgrow a 1 MiB cache. Even gpt2 (about 250 KB of nodes) gains from prefetching.
-  const std::size_t count = static_cast<std::size_t>(out - candidates.get());
-  const bool whole_front = ops.size() * sizeof(Node) > (std::size_t{1} << 20);
+  const std::size_t ids = g.id_bound();  // the nodes present now: later ones are past it
+  const bool in_order = g.ids_in_order();  // at the start: a rewrite may insert nodes before others
+  const bool whole_front = ids * sizeof(Node) > (std::size_t{1} << 20);
   constexpr std::size_t node_ahead = 16, input_ahead = 4;
-  for (std::size_t k = 0; k < count; ++k) {
-    if (k + node_ahead < count) {
-      const char* p = reinterpret_cast<const char*>(&g[candidates[count - 1 - k - node_ahead]]);
-      __builtin_prefetch(p);
-      __builtin_prefetch(p + 64);
-      if (whole_front) __builtin_prefetch(p + 128);
+  // The candidates come from scans of the graph's array of ops in id order: 4 bytes a node,
+  // not a cache line of each node, and loads that do not depend on each other, where walking
+  // the node list is a chain of dependent loads.
+  //   - Ids in node order (as read, until a pass inserts nodes before others): the array is
+  //     scanned in blocks, last block first, each when its turn comes, into a buffer that stays
+  //     in the cache, where a list of every candidate at once would take 4 bytes a node,
+  //     written and read back from memory in a large graph. Scanning later finds the same
+  //     candidates: the nodes present at the start keep their ids and order, new nodes get ids
+  //     past `ids`, and a candidate erased before its block is scanned would have been skipped
+  //     at its turn. Prefetching does not look across a block. The array is asked for again
+  //     at each block: new nodes may have moved it.
+  //   - Otherwise: every candidate is listed at once and sorted into the node order.
+  constexpr std::size_t block = 2048;
+  NodeId buffer[block + 1];
+  std::unique_ptr<NodeId[]> sorted;
+  for (std::size_t end = ids; end > 0;) {
+    const NodeId* candidates = buffer;
+    std::size_t count = 0;
+    if (in_order) {
+      std::size_t begin = end > block ? end - block : 0;
+      std::span<const OpId> part = g.live_call_ops().subspan(begin, end - begin);
+      count = static_cast<std::size_t>(table.candidates(part, static_cast<NodeId>(begin), buffer) - buffer);
+      end = begin;
+    } else {
+      sorted = std::make_unique_for_overwrite<NodeId[]>(ids + 1);
+      NodeId* out = table.candidates(g.live_call_ops(), 0, sorted.get());
+      std::sort(sorted.get(), out, [&](NodeId a, NodeId b) { return g.comes_before(a, b); });
+      candidates = sorted.get();
+      count = static_cast<std::size_t>(out - candidates);
+      end = 0;
     }
-    if (k + input_ahead < count) {
-      std::span<const Value> args = g[candidates[count - 1 - k - input_ahead]].args();
-      if (!args.empty())
-        if (NodeId in = args[0].node(); in != no_node) __builtin_prefetch(&g[in]);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (k + node_ahead < count) {
+        const char* p = reinterpret_cast<const char*>(&g[candidates[count - 1 - k - node_ahead]]);
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + 64);
+        if (whole_front) __builtin_prefetch(p + 128);
+      }
+      if (k + input_ahead < count) {
+        std::span<const Value> args = g[candidates[count - 1 - k - input_ahead]].args();
+        if (!args.empty())
+          if (NodeId in = args[0].node(); in != no_node) __builtin_prefetch(&g[in]);
+      }
+      NodeId n = candidates[count - 1 - k];
+      OpId op = g.live_call_ops()[n];  // no_op once erased
+      if (op != no_op) visit(n, op);
     }
-    NodeId n = candidates[count - 1 - k];
-    OpId op = g.live_call_ops()[n];  // no_op once erased
-    if (op != no_op) visit(n, op);
   }
 }
 
