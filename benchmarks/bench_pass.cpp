@@ -2,8 +2,9 @@
 // PyTorch Inductor's PatternMatcherPass on the same graphs and rules (its times from the
 // reference run, tests/data/bench_expected.json's source), and the scaling of the pass on
 // synthetic graphs made by chaining copies of gpt2 (see `chain` below) at about 1k, 10k, 100k
-// and 1M nodes, beside its baseline (the same visits and matching without the rewrites:
-// scaling_match_only), and the peak memory per node at 1M.
+// and 1M nodes, beside its baselines (the same visits and matching without the rewrites:
+// scaling_match_only; the visits alone: scaling_visits_only), and the peak memory per node at
+// 1M.
 //
 //   bench_pass [DATA_DIR] [google benchmark flags]
 // DATA_DIR (default: the test data) is searched for NAME.export.json, then NAME.export.fx.txt,
@@ -53,21 +54,26 @@ PassOptions fast() {
 
 // Restoring the graph before each pass (not timed) frees the heap blocks of the copy it
 // replaces. glibc keeps small freed blocks in fast bins and merges them all at the next request
-// of 1 KiB or more, whoever makes it: here the pass, whose first allocations (its statistics,
-// its candidate list) are that large, so the pass was timed merging the blocks of the restore
-// (gpt2 on the VM: about 1.3 us of 23 after a copy assignment, 16 us of 38 after destroying a
-// whole copy). One such request after the restore does that work before the clock starts.
+// of 1 KiB or more, whoever makes it: here the pass, whose first allocation (its statistics) is
+// that large, so the pass was timed merging the blocks of the restore (gpt2 on the VM: about
+// 1.3 us of 23 after a copy assignment, 16 us of 38 after destroying a whole copy). Such a
+// request also sorts the merged blocks into their bins, at most 10,000 of them a request, and
+// a restore at 1M nodes frees some 50,000 (the new nodes' names and kwargs): 16 requests after
+// the restore do all that work before the clock starts. (With one, the pass's first request
+// still sorted up to 10,000 blocks long out of the cache: 0.5 to 2.7 ms at 1M nodes.)
 void settle_allocator() {
-  void* p = ::operator new(2048);
-  benchmark::DoNotOptimize(p);
-  ::operator delete(p);
+  for (int i = 0; i < 16; ++i) {
+    void* p = ::operator new(2048);
+    benchmark::DoNotOptimize(p);
+    ::operator delete(p);
+  }
 }
 
 /// The counters of a run over graph `g`: its nodes, the matches found, and the time per node.
-void report(benchmark::State& state, const Graph& g, std::size_t matches) {
+void report(benchmark::State& state, const Graph& g, std::size_t matches, const char* what = "matches") {
   double n = static_cast<double>(g.size());
   state.counters["nodes"] = n;
-  state.counters["matches"] = static_cast<double>(matches);
+  state.counters[what] = static_cast<double>(matches);
   // Nodes per second of pass time; inverted, with an SI prefix: 110n is 110 ns per node.
   state.counters["per_node"] =
       benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
@@ -196,17 +202,31 @@ std::size_t match_only(const Graph& g, const Set& set) {
   return found;
 }
 
-void run_match_only(benchmark::State& state, const Graph& g) {
+/// The baseline's baseline: the sweep's visits alone, with their prefetching, each reading the
+/// candidate's first cache line and nothing else. What bringing the candidates in from memory
+/// costs at each size; matching adds its reads of the nodes and their inputs.
+template <class Set>
+std::size_t visits_only(const Graph& g, const Set& set) {
+  std::optional<DispatchTable> own_table;
+  const DispatchTable& table = dispatch_table_for(set, own_table);
+  std::size_t visits = 0;
+  for_each_candidate(g, table, [&](NodeId n, OpId op) { visits += g[n].op() == op; });
+  return visits;
+}
+
+/// Times match_only (or visits_only) over `g`, which neither changes.
+void run_baseline(benchmark::State& state, const Graph& g, bool matching) {
   auto rules = rules::bench_rules();
-  std::size_t found = match_only(g, rules);  // once untimed first, as run_sweep's first pass
+  auto once = [&] { return matching ? match_only(g, rules) : visits_only(g, rules); };
+  std::size_t count = once();  // once untimed first, as run_sweep's first pass
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    found = match_only(g, rules);
+    count = once();
     auto t1 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(found);
+    benchmark::DoNotOptimize(count);
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
-  report(state, g, found);
+  report(state, g, count, matching ? "matches" : "visits");
 }
 
 long rss_kb(const char* field) {
@@ -273,15 +293,15 @@ int main(int argc, char** argv) {
 
     for (std::size_t target : {1000, 10000, 100000, 1000000}) {
       std::size_t copies = std::max<std::size_t>(1, (target + per_copy / 2) / per_copy);
-      for (bool rewrite : {true, false})
-        benchmark::RegisterBenchmark(
-            ((rewrite ? "scaling/gpt2x" : "scaling_match_only/gpt2x") + std::to_string(copies)).c_str(),
-            [&base, copies, rewrite](benchmark::State& s) {
-              static std::map<std::size_t, Graph> cache;
-              if (!cache.count(copies)) cache.emplace(copies, chain(base, copies));
-              if (rewrite) run_sweep(s, cache.at(copies), 0, false);
-              else run_match_only(s, cache.at(copies));
-            })
+      for (const char* kind : {"scaling", "scaling_match_only", "scaling_visits_only"})
+        benchmark::RegisterBenchmark((std::string(kind) + "/gpt2x" + std::to_string(copies)).c_str(),
+                                     [&base, copies, kind](benchmark::State& s) {
+                                       static std::map<std::size_t, Graph> cache;
+                                       if (!cache.count(copies)) cache.emplace(copies, chain(base, copies));
+                                       const Graph& g = cache.at(copies);
+                                       if (kind == std::string_view("scaling")) run_sweep(s, g, 0, false);
+                                       else run_baseline(s, g, kind == std::string_view("scaling_match_only"));
+                                     })
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond)
             ->Iterations(copies >= 1000 ? 3 : copies >= 100 ? 10 : 50)
