@@ -126,8 +126,9 @@ class Value {
 
   NodeId node() const { return kind_ == Kind::Node ? u_.ref.id : no_node; }
   /// Asks the cache for this value's heap box, if it has one, to be written: copying the value
-  /// (a rewrite forwarding a shape list) counts one more reference in it.
-  void prefetch_box() const {
+  /// (a rewrite forwarding a shape list) counts one more reference in it. (Forced inline: see
+  /// Graph::prefetch_name.)
+  [[gnu::always_inline]] void prefetch_box() const {
     if (boxed()) __builtin_prefetch(u_.heap, 1);
   }
   const std::vector<Value>* items() const {
