@@ -29,6 +29,14 @@ Graph view_chain(int length) {
   g.output({NodeRef{prev}});
   return g;
 }
+/// The view sizes of such a chain, from the output up to x.
+std::vector<Value> sizes_from_output(const Graph& g) {
+  std::vector<Value> sizes;
+  for (NodeId n = g[g.last()].args()[0].items()->at(0).node(); g[n].kind() != NodeKind::Placeholder;
+       n = input_node(g, n, 0))
+    sizes.push_back(*g[n].arg(1));
+  return sizes;
+}
 }  // namespace
 
 TEST_CASE("sweep visits the starting nodes once, last first, and not the nodes it creates") {
@@ -445,27 +453,14 @@ TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch wh
   CHECK(st.rules[0].roots.front() == last_view);
   // From the output up: one new view per pair of old ones, each with the size of the pair's
   // last (4 x length, 4 x (length - 2), ...), down to x.
-  int views = 0;
+  std::vector<Value> sizes = sizes_from_output(g);
+  CHECK(sizes.size() == length / 2);
   bool sizes_kept = true;
-  for (NodeId n = g[g.last()].args()[0].items()->at(0).node(); g[n].kind() != NodeKind::Placeholder;
-       n = input_node(g, n, 0)) {
-    sizes_kept = sizes_kept && *g[n].arg(1) == ints({4, length - 2 * views});
-    ++views;
-  }
-  CHECK(views == length / 2);
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    sizes_kept = sizes_kept && sizes[i] == ints({4, length - 2 * static_cast<int>(i)});
   CHECK(sizes_kept);
 }
 
-namespace {
-/// The view sizes from the output up to x (a chain of views, as view_chain makes).
-std::vector<Value> sizes_from_output(const Graph& g) {
-  std::vector<Value> sizes;
-  for (NodeId n = g[g.last()].args()[0].items()->at(0).node(); g[n].kind() != NodeKind::Placeholder;
-       n = input_node(g, n, 0))
-    sizes.push_back(*g[n].arg(1));
-  return sizes;
-}
-}  // namespace
 
 TEST_CASE("sweep visits in node order when ids are not, over many candidates") {
   // A first sweep over 6,002 views leaves 3,001 new ones, each inserted before the root it
