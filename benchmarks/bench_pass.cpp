@@ -187,9 +187,7 @@ Graph chain(const Graph& g, std::size_t copies) {
 /// (for_each_candidate) and its matching, with nothing applied. What visiting and matching
 /// alone cost at each size; the pass adds its rewrites.
 template <class Set>
-std::size_t match_only(const Graph& g, const Set& set) {
-  std::optional<DispatchTable> own_table;
-  const DispatchTable& table = dispatch_table_for(set, own_table);
+std::size_t match_only(const Graph& g, const Set& set, const DispatchTable& table) {
   std::size_t found = 0;
   for_each_candidate(g, table, [&](NodeId n, OpId op) {
     for (std::uint16_t i : table.rules_for(op))
@@ -205,10 +203,7 @@ std::size_t match_only(const Graph& g, const Set& set) {
 /// The baseline's baseline: the sweep's visits alone, with their prefetching, each reading the
 /// candidate's first cache line and nothing else. What bringing the candidates in from memory
 /// costs at each size; matching adds its reads of the nodes and their inputs.
-template <class Set>
-std::size_t visits_only(const Graph& g, const Set& set) {
-  std::optional<DispatchTable> own_table;
-  const DispatchTable& table = dispatch_table_for(set, own_table);
+std::size_t visits_only(const Graph& g, const DispatchTable& table) {
   std::size_t visits = 0;
   for_each_candidate(g, table, [&](NodeId n, OpId op) { visits += g[n].op() == op; });
   return visits;
@@ -217,7 +212,9 @@ std::size_t visits_only(const Graph& g, const Set& set) {
 /// Times match_only (or visits_only) over `g`, which neither changes.
 void run_baseline(benchmark::State& state, const Graph& g, bool matching) {
   auto rules = rules::bench_rules();
-  auto once = [&] { return matching ? match_only(g, rules) : visits_only(g, rules); };
+  std::optional<DispatchTable> own_table;
+  const DispatchTable& table = dispatch_table_for(rules, own_table);
+  auto once = [&] { return matching ? match_only(g, rules, table) : visits_only(g, table); };
   std::size_t count = once();  // once untimed first, as run_sweep's first pass
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
