@@ -2,7 +2,8 @@
 // PyTorch Inductor's PatternMatcherPass on the same graphs and rules (its times from the
 // reference run, tests/data/bench_expected.json's source), and the scaling of the pass on
 // synthetic graphs made by chaining copies of gpt2 (see `chain` below) at about 1k, 10k, 100k
-// and 1M nodes, beside its baselines (the same visits and matching without the rewrites:
+// and 1M nodes, and at 2M and 4M (well past any cache: does the time per node stay where 1M
+// put it?), beside its baselines (the same visits and matching without the rewrites:
 // scaling_match_only; the visits alone: scaling_visits_only), and the peak memory per node at
 // 1M.
 //
@@ -266,7 +267,7 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  // Scaling: gpt2 chained to about 1k, 10k, 100k and 1M nodes.
+  // Scaling: gpt2 chained to about 1k, 10k, 100k, 1M, 2M and 4M nodes.
   if (graphs().count("gpt2")) {
     const Graph& base = graphs().at("gpt2");
     const std::size_t per_copy = nodes_per_copy(base);
@@ -288,7 +289,7 @@ int main(int argc, char** argv) {
       }
     })->Iterations(1)->Repetitions(1)->Unit(benchmark::kMillisecond);
 
-    for (std::size_t target : {1000, 10000, 100000, 1000000}) {
+    for (std::size_t target : {1000, 10000, 100000, 1000000, 2000000, 4000000}) {
       std::size_t copies = std::max<std::size_t>(1, (target + per_copy / 2) / per_copy);
       for (const char* kind : {"scaling", "scaling_match_only", "scaling_visits_only"})
         benchmark::RegisterBenchmark((std::string(kind) + "/gpt2x" + std::to_string(copies)).c_str(),
