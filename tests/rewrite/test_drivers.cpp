@@ -461,7 +461,6 @@ TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch wh
   CHECK(sizes_kept);
 }
 
-
 TEST_CASE("sweep visits in node order when ids are not, over many candidates") {
   // A first sweep over 6,002 views leaves 3,001 new ones, each inserted before the root it
   // replaced: their ids run against the node order (the last pair's replacement is made first).
