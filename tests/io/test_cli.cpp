@@ -2,8 +2,12 @@
 // standard input, and exit status 2 with `FILE:LINE:COL: error: ...` for every malformed input.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -105,7 +109,7 @@ TEST_CASE("every malformed input: exit status 2 and FILE:LINE:COL: error: ... on
 TEST_CASE("a missing file and a wrong command line: exit status 2 with a message") {
   auto missing = run(quote((data / "no_such_graph.fx.txt").string()));
   CHECK(missing.status == 2);
-  CHECK(missing.err == (data / "no_such_graph.fx.txt").string() + ": error: cannot open file\n");
+  CHECK(missing.err == (data / "no_such_graph.fx.txt").string() + ": error: cannot open file: No such file or directory\n");
 
   auto unknown = run("--frobnicate");
   CHECK(unknown.status == 2);
@@ -132,10 +136,70 @@ TEST_CASE("a missing file and a wrong command line: exit status 2 with a message
   CHECK(help.out.rfind("usage: ctmatch-opt", 0) == 0);
 }
 
-TEST_CASE("an output that cannot be written: exit status 1") {
+TEST_CASE("an output that cannot be written: exit status 1, and the reason") {
   auto r = run("-o " + quote((data / "no_such_dir" / "out.fx.txt").string()));
   CHECK(r.status == 1);
-  CHECK(r.err.find("cannot open for writing") != std::string::npos);
+  CHECK(r.err.find("out.fx.txt: error: cannot create a temporary file beside it: No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("-o is atomic: a write that fails leaves the old file, and -o naming the input keeps it whole") {
+  const auto out = cli_test::temp_path("atomic.fx.txt");
+  { std::ofstream(out) << "old content\n"; }
+  // Past the file-size limit (as on a full disk) the write fails: reported with its reason.
+  const std::string cmd = "bash -c " + quote("ulimit -f 0; " + quote(CTMATCH_OPT_EXE) + " -o " + quote(out.string())) + " 2>&1";
+  std::string said;
+  {
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) said.append(buf, n);
+    CHECK(WEXITSTATUS(::pclose(p)) == 1);
+  }
+  CHECK(said.find("cannot write: File too large") != std::string::npos);
+  CHECK(read_test_file(out) == "old content\n");
+  std::size_t left = 0;  // no temporary file beside it
+  for (const auto& e : std::filesystem::directory_iterator(out.parent_path()))
+    left += e.path().filename().string().rfind(out.filename().string() + ".tmp", 1) == 1;
+  CHECK(left == 0);
+
+  // The input as the output: read whole, then replaced.
+  std::filesystem::copy_file(data / "seed_mlp.export.fx.txt", out, std::filesystem::copy_options::overwrite_existing);
+  auto r = run(quote(out.string()) + " --rules bench -o " + quote(out.string()));
+  CHECK(r.status == 0);
+  CHECK(read_test_file(out).find("seedlib.mm_scale_cast") != std::string::npos);
+
+  // A link is written through: the link stays, its target gets the graph.
+  const auto link = cli_test::temp_path("link.fx.txt");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(out, link);
+  CHECK(run("--emit fx -o " + quote(link.string())).status == 0);
+  CHECK(std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
+  CHECK(read_test_file(out) == read_test_file(data / "seed_mlp.export.fx.txt") + "\n");
+  std::filesystem::remove(link);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("inputs are bounded: a stream without end, a file over --max-input-bytes, a directory") {
+  auto zero = run("/dev/zero --max-input-bytes 1000000");
+  CHECK(zero.status == 2);
+  CHECK(zero.err == "/dev/zero: error: input larger than the limit of 1000000 bytes (raise it with the tool's --max-input-bytes)\n");
+  auto small = run(quote((data / "seed_mlp.export.fx.txt").string()) + " --max-input-bytes 100");
+  CHECK(small.status == 2);
+  CHECK(small.err.find("is larger than the limit of 100 bytes") != std::string::npos);
+  auto dir = run(quote(data.string()));
+  CHECK(dir.status == 2);
+  CHECK(dir.err.find(": error: is a directory") != std::string::npos);
+  CHECK(run("--max-input-bytes 0").status == 2);
+  CHECK(run(quote((data / "seed_mlp.export.fx.txt").string()) + " --max-input-bytes 100000 --emit none").status == 0);
+}
+
+TEST_CASE("valid input that JSON cannot hold: exit status 2, at the node") {
+  auto r = run(quote((data / "gpt2.joint.fx.txt").string()) + " --emit json");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("gpt2.joint.fx.txt:189:5: error: cannot write node '_tensor_constant0' as torch.export JSON: a get_attr node") !=
+        std::string::npos);
 }
 
 TEST_CASE("a model's torch.export JSON, emitted as FX text, is its FX text byte for byte") {

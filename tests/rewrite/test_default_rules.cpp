@@ -8,6 +8,7 @@
 #include <ctmatch/schema/builtin.hpp>
 
 #include "hand_rules.hpp"
+#include "wide_graphs.hpp"
 
 using namespace ctmatch;
 using rwtest::ints;
@@ -157,4 +158,23 @@ TEST_CASE("default rules on gpt2 (JSON, with metadata) keep the graph valid and 
   CHECK(g.size() < before);
   verify(g);
   CHECK(fixpoint(g, rules::default_rules()).total_matches() == 0);
+}
+
+TEST_CASE("a placeholder with 20,000 users: both drivers rewrite every one, and the graph stays whole") {
+  // permute_noop takes each user `permute(x, [0, 1])` away: every rewrite drops a user of x and
+  // gives it another (the relu that read the permute), on a users list far past the length at
+  // which Graph keeps slot tables; and every relu feeds one cat of 20,000 inputs.
+  const std::string text = fanout_fx_text(20000);
+  for (bool fix : {false, true}) {
+    INFO((fix ? "fixpoint" : "sweep"));
+    Graph g = io::read_fx_text(text, "fanout.fx.txt");
+    PassOptions o;
+    o.verify_after_pass = true;
+    PassStats s = fix ? fixpoint(g, rules::default_rules(), o) : sweep(g, rules::default_rules(), o);
+    CHECK(s.total_matches() == 20000);
+    const NodeId x = g.find("x");
+    CHECK(g[x].num_users() == 20000);
+    CHECK(g.size() == 20000 + 3);
+    for (NodeId u : g[x].users()) CHECK(op_name(g[u].op()) == "aten.relu.default");
+  }
 }

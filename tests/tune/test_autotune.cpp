@@ -4,8 +4,11 @@
 // host choices.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <fstream>
 #include <string>
@@ -263,6 +266,9 @@ TEST_CASE("a corrupted or foreign cache file is ignored with a warning, never a 
       "ctmatch-autotune-cache 1\nk\tfake::mm()\tnot-a-number\n",
       "ctmatch-autotune-cache 1\nk\tfake::mm()\t-1\n",
       "ctmatch-autotune-cache 1\nk\tc\t1\textra\n",
+      "ctmatch-autotune-cache 1\nk\tfake::mm()\tinf\n",    // not a time
+      "ctmatch-autotune-cache 1\nk\tfake::mm()\t1e999\n",  // overflows to inf
+      "ctmatch-autotune-cache 1\nk\tfake::mm()\tnan\n",
   };
   for (const std::string& text : bad) {
     CAPTURE(text);
@@ -284,6 +290,46 @@ TEST_CASE("a corrupted or foreign cache file is ignored with a warning, never a 
     CHECK(again.empty());
     CHECK(reread.size() == 1);
   }
+}
+
+TEST_CASE("a cache path that cannot be a cache is refused when the cache is made") {
+  CHECK_THROWS_WITH_AS(AutotuneCache(""), "autotune cache: empty file name", std::invalid_argument);
+  // A FIFO would block the reader forever; a directory or a device cannot be renamed over.
+  TempFile fifo("fifo");
+  REQUIRE(::mkfifo(fifo.path.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH_AS(AutotuneCache(fifo.path.string()), ("autotune cache " + fifo.path.string() + ": not a regular file").c_str(),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(AutotuneCache(fs::temp_directory_path().string()), std::invalid_argument);
+  CHECK_THROWS_AS(AutotuneCache("/dev/null"), std::invalid_argument);
+}
+
+TEST_CASE("a time that is not finite is never stored") {
+  TempFile file("inf");
+  AutotuneCache cache(file.path.string());
+  CHECK_THROWS_AS(cache.store("k", AutotuneCache::Entry{"fake::mm()", std::numeric_limits<double>::infinity()}), std::invalid_argument);
+  CHECK_THROWS_AS(cache.store("k", AutotuneCache::Entry{"fake::mm()", std::nan("")}), std::invalid_argument);
+  CHECK(cache.size() == 0);
+  CHECK_FALSE(fs::exists(file.path));
+}
+
+TEST_CASE("a cache that is a symbolic link stays one: its target is replaced") {
+  TempFile target("link_target");
+  TempFile link("link");
+  fs::create_symlink(target.path, link.path);
+  {
+    AutotuneCache cache(link.path.string());
+    cache.store("k", AutotuneCache::Entry{"fake::mm()", 1.5});
+  }
+  CHECK(fs::is_symlink(fs::symlink_status(link.path)));
+  CHECK(fs::is_regular_file(target.path));
+  AutotuneCache reread(target.path.string());
+  REQUIRE(reread.lookup("k"));
+  CHECK(reread.lookup("k")->ms == 1.5);
+  // No temporary file is left beside it.
+  std::size_t beside = 0;
+  for (const auto& e : fs::directory_iterator(target.path.parent_path()))
+    beside += e.path().filename().string().rfind(target.path.filename().string() + ".tmp", 1) == 1;
+  CHECK(beside == 0);
 }
 
 TEST_CASE("a cached winner that is no longer offered is measured again") {

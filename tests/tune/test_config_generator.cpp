@@ -5,6 +5,7 @@
 #include <boost/json/src.hpp>  // Boost.JSON, header-only: compiled into this test only
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ static_assert(tiny.size() == 5);
 static_assert(tiny[0] == GemmConfig{16, 16, 16, 1, 1, 8});
 static_assert(next_power_of_2(0) == 0 && next_power_of_2(1) == 1 && next_power_of_2(17) == 32 &&
               next_power_of_2(64) == 64);
+// Past 2^62 the result saturates instead of overflowing (it once looped forever there).
+static_assert(next_power_of_2((std::int64_t{1} << 62) + 1) == std::int64_t{1} << 62 &&
+              next_power_of_2(std::numeric_limits<std::int64_t>::max()) == std::int64_t{1} << 62);
 static_assert(shared_memory_bytes({128, 128, 64, 5, 8, 8}, 2) == 163840);
 static_assert(covers_every_problem(default_mm_configs, reachable_default_mm_configs));
 }  // namespace

@@ -12,6 +12,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -106,4 +108,30 @@ TEST_CASE("bad arguments are clear errors") {
   }
   CHECK(run("mm --m 4 --n 4 --k 4 --dtype f16 --max-autotune --bench").out.find("f32 or bf16") != std::string::npos);
   CHECK(run("mm --m 4 --n 4 --k 4 --wat").status != 0);
+}
+
+TEST_CASE("sizes the kernels cannot run are refused, and what remains is caught: no hang, no abort") {
+  // Past 2^62 the config generator's next_power_of_2 once looped forever.
+  const Run huge = run("mm --m 4611686018427387905 --n 4 --k 4 --max-autotune");
+  CHECK(WEXITSTATUS(huge.status) == 2);
+  CHECK(huge.out.find("--m 4611686018427387905 is larger than the kernels take (at most 2147483647") != std::string::npos);
+  CHECK(WEXITSTATUS(run("mm --m 9223372036854775807 --n 9223372036854775807 --k 9223372036854775807 --bench").status) == 2);
+  // Within the limit, matrices too large to allocate: a message and exit status 1.
+  const Run big = run("mm --m 2147483647 --n 2147483647 --k 2147483647 --bench");
+  CHECK(WEXITSTATUS(big.status) == 1);
+  CHECK(big.out.find("ctmatch-tune: error: ") != std::string::npos);
+  CHECK(big.out.find("terminate called") == std::string::npos);
+}
+
+TEST_CASE("--cache: an empty name and a FIFO are errors, not ignored or blocking") {
+  const Run empty = run("mm --m 4 --n 4 --k 4 --bench --cache ''");
+  CHECK(WEXITSTATUS(empty.status) == 2);
+  CHECK(empty.out.find("--cache needs a file name") != std::string::npos);
+  const auto fifo = std::filesystem::temp_directory_path() / ("ctmatch_tune_fifo_" + std::to_string(::getpid()));
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const Run r = run("mm --m 4 --n 4 --k 4 --bench --cache " + fifo.string());
+  CHECK(WEXITSTATUS(r.status) == 2);
+  CHECK(r.out.find("not a regular file") != std::string::npos);
+  std::filesystem::remove(fifo);
 }

@@ -13,9 +13,12 @@
 // Exit status: 0 on success; 2 when the input is malformed or unreadable, or the command line
 // is wrong (the message says which, `FILE:LINE:COL: error: ...` for malformed input); 1 when
 // the output cannot be written or an internal check fails.
+#include <ctmatch/files.hpp>
 #include <ctmatch/graph/verify.hpp>
 #include <ctmatch/io.hpp>
 
+#include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -47,6 +50,7 @@ struct Options {
   bool stats = false;       // human-readable statistics, on standard error
   bool stats_json = false;  // one JSON object, on standard output
   std::string output;       // empty: standard output
+  std::size_t max_input_bytes = default_max_input_bytes;
   bool help = false;
   ctmatch_opt::RewriteOptions rewrite;  // --rules, --mode, --explain (rewrite_stage.hpp)
   bool sample_report = false;           // no arguments at all: the rule sets on the sample
@@ -73,7 +77,10 @@ constexpr std::string_view usage_text =
     "  --stats        print node counts and an op histogram to standard error\n"
     "  --stats-json   print {\"nodes\": N, \"hist\": {op: count}, ...} to standard output\n"
     "                 (the graph is then not emitted unless --emit and -o are given)\n"
-    "  -o OUT         write the emitted graph to OUT instead of standard output\n"
+    "  -o OUT         write the emitted graph to OUT instead of standard output (atomically:\n"
+    "                 OUT is replaced only once the whole graph is written)\n"
+    "  --max-input-bytes N\n"
+    "                 refuse an input larger than N bytes (default 1073741824, 1 GiB)\n"
     "  --rules SET    rewrite with bench (the benchmark rules, Inductor's semantics), default\n"
     "                 (clean-ups), or NAME,NAME... (rules by name); --stats-json then adds\n"
     "                 matches, roots, hist_after and time_s; --emit dot highlights new nodes\n"
@@ -100,6 +107,14 @@ Emit parse_emit(std::string_view v) {
   throw UsageError("--emit: unknown format '" + std::string(v) + "' (expected fx, json, dot or none)");
 }
 
+std::size_t parse_size(std::string_view v) {
+  std::size_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc{} || p != v.data() + v.size() || n == 0)
+    throw UsageError("--max-input-bytes: expected a positive number of bytes, got '" + std::string(v) + "'");
+  return n;
+}
+
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {"--emit", true, [](Options& o, std::string_view v) { o.emit = parse_emit(v); }},
@@ -107,6 +122,7 @@ const std::vector<OptionSpec>& option_table() {
       {"--stats-json", false, [](Options& o, std::string_view) { o.stats_json = true; }},
       {"-o", true, [](Options& o, std::string_view v) { o.output = std::string(v); }},
       {"--output", true, [](Options& o, std::string_view v) { o.output = std::string(v); }},
+      {"--max-input-bytes", true, [](Options& o, std::string_view v) { o.max_input_bytes = parse_size(v); }},
       {"--rules", true, [](Options& o, std::string_view v) { o.rewrite.rules = std::string(v); }},
       {"--mode", true, [](Options& o, std::string_view v) { o.rewrite.mode = std::string(v); }},
       {"--explain", true, [](Options& o, std::string_view v) { o.rewrite.explain = std::string(v); }},
@@ -165,16 +181,10 @@ struct Input {
 Input load(const Options& o) {
   if (o.input.empty())
     return {std::string(ctmatch_opt::embedded_sample), "<embedded " + std::string(ctmatch_opt::embedded_sample_name) + ">"};
-  if (o.input == "-") {
-    Input in{{}, "<stdin>"};
-    char buf[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) in.text.append(buf, n);
-    return in;
-  }
   try {
-    return {io::read_file(o.input), o.input};
-  } catch (const std::runtime_error& e) {
+    if (o.input == "-") return {read_stdin(o.max_input_bytes), "<stdin>"};
+    return {read_file(o.input, o.max_input_bytes), o.input};
+  } catch (const FileError& e) {
     throw InputError(std::string(e.what()));
   }
 }
@@ -196,11 +206,7 @@ void write_output(const Options& o, const std::string& text) {
     if (std::fflush(stdout) != 0) throw std::runtime_error("cannot write standard output");
     return;
   }
-  std::FILE* f = std::fopen(o.output.c_str(), "wb");
-  if (!f) throw std::runtime_error(o.output + ": cannot open for writing");
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok &= std::fclose(f) == 0;
-  if (!ok) throw std::runtime_error(o.output + ": write error");
+  write_file_atomically(o.output, text);
 }
 
 struct Stats {
@@ -284,7 +290,12 @@ int run(const Options& o) {
   }
   if (!o.rewrite.explain.empty()) std::cerr << ctmatch_opt::explain_node(g, o.rewrite);
   ctmatch_opt::RewriteReport rw = ctmatch_opt::run_rewrites(g, o.rewrite);
-  write_output(o, render(g, *o.emit, rw.created));
+  try {
+    write_output(o, render(g, *o.emit, rw.created));
+  } catch (const io::WriteError& e) {  // valid input the format cannot hold: where it is
+    std::cerr << io::describe_at(e, g, in.text, in.name) << "\n";
+    return exit_bad_input;
+  }
   Stats s = collect_stats(g);
   if (o.stats) std::cerr << stats_text(s, in.name);
   if (o.stats && rw.ran) std::cerr << ctmatch_opt::report_text(rw, g);
@@ -300,6 +311,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which is reported and
+  // leaves the old output in place, instead of the signal killing the program mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options o;
   try {
     o = parse_options(argc, argv);
@@ -322,6 +336,9 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {  // --rules or --explain naming what is not there
     std::cerr << "ctmatch-opt: error: " << e.what() << "\n";
     return exit_bad_input;
+  } catch (const FileError& e) {  // the output: its message names the file and the reason
+    std::cerr << e.what() << "\n";
+    return exit_failure;
   } catch (const std::exception& e) {
     std::cerr << "ctmatch-opt: error: " << e.what() << "\n";
     return exit_failure;

@@ -48,11 +48,17 @@ struct Args {
   std::exit(code);
 }
 
+/// The largest dimension taken: the kernels, cuBLAS's included, index with 32-bit ints.
+constexpr std::int64_t max_dim = 2147483647;
+
 std::int64_t parse_dim(std::string_view flag, std::string_view text) {
   std::int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc{} || ptr != text.data() + text.size() || v <= 0)
     fail(std::string(flag) + " needs a positive integer, got '" + std::string(text) + "'");
+  if (v > max_dim)
+    fail(std::string(flag) + " " + std::string(text) + " is larger than the kernels take (at most " +
+         std::to_string(max_dim) + ", 32-bit indexing)");
   return v;
 }
 
@@ -84,7 +90,10 @@ Args parse(int argc, char** argv) {
       a.device = std::string(value());
       if (a.device != "host" && a.device != "cuda") fail("--device takes host or cuda, got '" + a.device + "'");
     } else if (f == "--bench") a.bench = true;
-    else if (f == "--cache") a.cache = std::string(value());
+    else if (f == "--cache") {
+      a.cache = std::string(value());
+      if (a.cache.empty()) fail("--cache needs a file name, got ''");
+    }
     else if (f == "--json") a.json = true;
     else fail("unknown option '" + std::string(f) + "'");
   }
@@ -111,10 +120,7 @@ std::string json_kwargs(const Kwargs& k) {
   return out + "}";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+int run(const Args& args) {
   TuneOptions options;
   options.max_autotune = args.max_autotune;
   const MMKernelInputs inputs = MMKernelInputs::mm(args.m, args.n, args.k, args.dtype, args.device);
@@ -210,4 +216,21 @@ int main(int argc, char** argv) {
     for (const auto& f : result->failed) std::cout << "  failed " << f.description << ": " << f.message << '\n';
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  try {
+    return run(args);
+  } catch (const std::bad_alloc&) {
+    fail("not enough memory for the problem's matrices (m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
+             ", k=" + std::to_string(args.k) + ")",
+         1);
+  } catch (const std::invalid_argument& e) {  // a cache path that cannot be one
+    fail(e.what(), 2);
+  } catch (const std::exception& e) {
+    fail(e.what(), 1);
+  }
 }

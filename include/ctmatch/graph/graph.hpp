@@ -17,6 +17,7 @@
 #include "error.hpp"
 #include "name_index.hpp"
 #include "node.hpp"
+#include "node_name.hpp"
 
 namespace ctmatch {
 
@@ -47,8 +48,9 @@ class Graph {
   /// A copy keeps the source's spare arena capacity, so that a pass on the copy does not
   /// start by moving every node to a larger arena.
   Graph(const Graph& o)
-      : annotations(o.annotations), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
-        tail_(o.tail_), live_(o.live_), mutating_(o.mutating_), ids_in_order_(o.ids_in_order_) {
+      : annotations(o.annotations), source_offsets(o.source_offsets), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
+        tail_(o.tail_), live_(o.live_), mutating_(o.mutating_), ids_in_order_(o.ids_in_order_),
+        user_slots_(o.user_slots_) {
     nodes_.reserve(o.nodes_.capacity());
     nodes_ = o.nodes_;
     call_ops_.reserve(o.call_ops_.capacity());
@@ -151,7 +153,7 @@ class Graph {
 
   // ---- building ----
   /// Creates a node at the end, or just before `before`. Throws GraphError on a duplicate
-  /// name, a reference to a node that is not live, or arguments that do not fit the op's
+  /// name, a name that is not a node name (is_node_name), a reference to a node that is not live, or arguments that do not fit the op's
   /// signature; nothing is changed then.
   NodeId create(NodeSpec spec, NodeId before = no_node) {
     NodeId id = try_create(spec, before);
@@ -164,6 +166,8 @@ class Graph {
   /// and the insertion, where asking find() first and then create() would do it twice.
   NodeId try_create(NodeSpec& spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
+    if (!is_node_name(spec.name))
+      throw GraphError("invalid node name " + quoted_name(spec.name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
     if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");
@@ -255,7 +259,6 @@ class Graph {
     std::size_t count = 0;
     journal_users(from);
     Node::Users& from_users = nodes_[from].users_;
-    Node::Users& to_users = nodes_[to].users_;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < from_users.size(); ++i) {
       NodeId u = from_users[i];
@@ -265,15 +268,20 @@ class Graph {
       }
       journal_args(u);
       Node& un = nodes_[u];
+      // A user of `to` already is in its list; asking the user (a few arguments) instead of
+      // the list (perhaps a million users) keeps this linear in the users moved.
+      bool uses_to = false;
+      for_each_input(un, [&](NodeId in) { uses_to |= in == to; });
       for (Value& v : un.args_) v.replace_node(from, to);
       for (Kwarg& k : un.kwargs_) k.value.replace_node(from, to);
-      if (std::find(to_users.begin(), to_users.end(), u) == to_users.end()) {
-        to_users.push_back(u);
+      if (!uses_to) {
+        push_user(to, u);
         journal(Entry{Entry::UserAdded, to});
       }
       ++count;
     }
     from_users.resize(kept);
+    user_slots_.erase(from);  // its list is rewritten: positions recorded are stale
     return count;
   }
 
@@ -354,6 +362,10 @@ class Graph {
 
   /// Graph-level data a reader keeps for its writer (signature, constants, ...).
   std::vector<Annotation> annotations;
+  /// Where each node was read from, by id: its byte offset in the reader's text (the nodes a
+  /// pass adds have ids past the end). Empty for a graph not read from text. For messages
+  /// about a node after reading, in the form `FILE:LINE:COL` (io::describe_at).
+  std::vector<std::size_t> source_offsets;
 
   // ---- transactions ----
   /// Journals every structural change from construction on; unless commit() is called, the
@@ -391,9 +403,9 @@ class Graph {
   /// removed, so journaling a node's creation or erasure allocates nothing; the rarer changes
   /// of a node's arguments (set_args, and replace_all_uses inside a transaction) save copies.
   struct Entry {
-    enum Type : std::uint8_t { Created, Erased, UserAdded, UserRemoved, ArgsChanged, UsersChanged } type;
+    enum Type : std::uint8_t { Created, Erased, UserAdded, UserRemoved, UserSwapped, ArgsChanged, UsersChanged } type;
     NodeId id;
-    // Erased: the neighbours (prev, next). UserRemoved: (position, user).
+    // Erased: the neighbours (prev, next). UserRemoved, UserSwapped: (position, user).
     // ArgsChanged / UsersChanged: (index into saved_args_ / saved_users_, unused).
     std::uint32_t a = 0;
     std::uint32_t b = 0;
@@ -504,7 +516,7 @@ class Graph {
     for_each_input(nodes_[id], [&](NodeId in) {
       Node::Users& u = nodes_[in].users_;
       if (u.empty() || u.back() != id) {
-        u.push_back(id);
+        push_user(in, id);
         journal(Entry{Entry::UserAdded, in});
       }
     });
@@ -512,6 +524,23 @@ class Graph {
   void drop_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
       Node::Users& u = nodes_[in].users_;
+      if (u.size() > indexed_users / 2) {
+        if (auto* slots = user_slots_of(in, u.size() > indexed_users)) {
+          // A long list: the user's slot is looked up, and the last user moves into it.
+          auto it = slots->find(id);
+          if (it == slots->end()) return;  // an input read twice by `id`: dropped at its first read
+          std::uint32_t i = it->second;
+          slots->erase(it);
+          if (i + std::size_t{1} != u.size()) {
+            u[i] = u.back();
+            (*slots)[u[i]] = i;
+          }
+          u.pop_back();
+          journal(Entry{Entry::UserSwapped, in, i, id});
+          if (u.size() <= indexed_users / 2) user_slots_.erase(in);
+          return;
+        }
+      }
       // Search from the end: the user erased is most often a recent one, often the last
       // (then nothing needs to move).
       for (std::size_t i = u.size(); i-- > 0;) {
@@ -523,6 +552,45 @@ class Graph {
         }
       }
     });
+  }
+
+  // ---- long users lists ----
+  // A node with more than `indexed_users` users (a weight read by every layer, an input read by
+  // a million nodes) gets a table of where each user sits in its list, so that dropping a user
+  // is O(1) instead of a search and a shift over the whole list: a pass that rewrites every
+  // user stays linear. Such a list keeps its users in no particular order (a dropped user's
+  // slot takes the last one). The table goes when the list shrinks to half that, and is dropped
+  // (rebuilt when next needed) wherever a list is rewritten as a whole.
+  static constexpr std::size_t indexed_users = 64;
+  using UserSlots = std::unordered_map<NodeId, std::uint32_t>;
+  /// The slot table of `in`, built first when `build` says so; nullptr when it has none.
+  UserSlots* user_slots_of(NodeId in, bool build) {
+    auto it = user_slots_.find(in);
+    if (it != user_slots_.end()) return &it->second;
+    if (!build) return nullptr;
+    UserSlots& slots = user_slots_[in];
+    const Node::Users& u = nodes_[in].users_;
+    slots.reserve(u.size() * 2);
+    for (std::size_t i = 0; i < u.size(); ++i) slots.emplace(u[i], static_cast<std::uint32_t>(i));
+    return &slots;
+  }
+  /// Appends `user` to `in`'s users, keeping its slot table.
+  void push_user(NodeId in, NodeId user) {
+    Node::Users& u = nodes_[in].users_;
+    u.push_back(user);
+    if (u.size() > indexed_users / 2)  // a table may be kept down to half the threshold
+      if (UserSlots* slots = user_slots_of(in, u.size() > indexed_users))
+        (*slots)[user] = static_cast<std::uint32_t>(u.size() - 1);
+  }
+  /// Takes back push_user's last append.
+  void pop_user(NodeId in) {
+    Node::Users& u = nodes_[in].users_;
+    if (u.size() > indexed_users / 2)
+      if (UserSlots* slots = user_slots_of(in, false)) {
+        slots->erase(u.back());
+        if (u.size() - 1 <= indexed_users / 2) user_slots_.erase(in);
+      }
+    u.pop_back();
   }
 
   void link(NodeId id, NodeId before) {
@@ -562,6 +630,7 @@ class Graph {
   /// the counts and the arena (remove_newest, and undoing a creation).
   void pop_newest() {
     Node& n = nodes_.back();
+    if (!user_slots_.empty()) user_slots_.erase(n.id_);  // its id is free again
     unlink(n.id_);
     names_.erase(n.name_, n.id_);
     uncount_mutating(n);
@@ -612,10 +681,19 @@ class Graph {
           if (n.next_ == no_node) tail_ = n.id_; else nodes_[n.next_].prev_ = n.id_;
           break;
         case Entry::UserAdded:
-          n.users_.pop_back();
+          pop_user(n.id_);
           break;
         case Entry::UserRemoved:
           n.users_.insert_at(it->a, it->b);
+          user_slots_.erase(n.id_);  // the users after it moved
+          break;
+        case Entry::UserSwapped:  // the last user goes back to the end, the dropped one to its slot
+          n.users_.push_back(n.users_[it->a]);
+          n.users_[it->a] = it->b;
+          if (UserSlots* slots = user_slots_of(n.id_, n.users_.size() > indexed_users)) {
+            (*slots)[n.users_.back()] = static_cast<std::uint32_t>(n.users_.size() - 1);
+            (*slots)[it->b] = it->a;
+          }
           break;
         case Entry::ArgsChanged:
           uncount_mutating(n);
@@ -626,6 +704,7 @@ class Graph {
           break;
         case Entry::UsersChanged:
           n.users_ = saved_users_[it->a];
+          user_slots_.erase(n.id_);
           break;
       }
     }
@@ -644,6 +723,7 @@ class Graph {
   std::vector<Entry> journal_;
   std::vector<SavedArgs> saved_args_;
   std::vector<Node::Users> saved_users_;
+  std::unordered_map<NodeId, UserSlots> user_slots_;  // the long users lists' slot tables
 };
 
 }  // namespace ctmatch

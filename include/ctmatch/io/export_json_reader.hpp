@@ -39,8 +39,10 @@
 
 #include "../graph/graph.hpp"
 #include "../schema/builtin.hpp"
+#include "../schema/value_fits.hpp"
 #include "error.hpp"
 #include "export_json_format.hpp"
+#include "fx_syntax.hpp"
 #include "serde_enums.hpp"
 
 namespace ctmatch::io {
@@ -127,6 +129,7 @@ struct ArgRec {
 struct NodeRec {
   const char* at = nullptr;  // its `{`
   std::string op;            // without `torch.ops.`
+  std::string target;        // the target as written when it is neither `torch.ops.` nor a Python function
   const char* target_at = nullptr;
   std::vector<ArgRec> inputs;
   std::vector<RefSite> refs;
@@ -463,6 +466,11 @@ class Reader {
     return id;
   }
   void define(std::string_view name) { defined_[name_index(name)] = true; }
+  /// A name that becomes a node's must be one (is_node_name): FX text could not refer to it.
+  void check_node_name(std::string_view name, const char* at) {
+    if (!is_node_name(name))
+      fail(at, "invalid node name " + quoted_name(name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
+  }
 
   // ---------------------------------------------------------------- the document
   void read_graph_module(od::value& v) {
@@ -547,6 +555,7 @@ class Reader {
       }
     });
     if (!any) fail(at, "empty graph input: expected one tag such as 'as_tensor'");
+    check_node_name(inputs_.back().name, inputs_.back().at);
     define(inputs_.back().name);
   }
 
@@ -743,6 +752,7 @@ class Reader {
         n.target_at = token_start(x);
         std::string_view t = string(x, "a node's 'target'");
         if (t.substr(0, 10) == "torch.ops.") t.remove_prefix(10);
+        else if (!fx::is_python_function(t)) n.target = t;  // kept, as the FX reader keeps it
         if (t.empty()) fail(n.target_at, "empty node target");
         n.op = t;
       } else if (key == "inputs") {
@@ -790,9 +800,15 @@ class Reader {
       }
       n.annotations.push_back(Annotation{std::string(key_outputs), std::move(outputs_text)});
     }
-    if (!n.name.empty()) define(n.name);
+    if (!n.name.empty()) {
+      check_node_name(n.name, n.name_at);
+      define(n.name);
+    }
     for (std::size_t i = 0; i < n.slots.size(); ++i)
-      if (!is_unused_slot(n.name, n.slots[i], i)) define(n.slots[i]);
+      if (!is_unused_slot(n.name, n.slots[i], i)) {
+        check_node_name(n.slots[i], n.slot_at[i]);
+        define(n.slots[i]);
+      }
     nodes_.push_back(std::move(n));
   }
 
@@ -1003,11 +1019,14 @@ class Reader {
     }
   }
   NodeId create(Graph& g, NodeSpec spec, const char* at) {
+    NodeId id = no_node;
     try {
-      return g.create(std::move(spec));
+      id = g.create(std::move(spec));
     } catch (const GraphError& e) {
       fail(at, e.what());
     }
+    g.source_offsets.push_back(static_cast<std::size_t>(at - base_));
+    return id;
   }
   void bind(std::string_view name, NodeId id) {
     auto it = names_.find(name);
@@ -1029,7 +1048,7 @@ class Reader {
       if (!n.name.empty() && g.find(n.name) != no_node) fail(n.name_at, "duplicate node name '" + n.name + "'");
       std::size_t k = 0;
       for (ArgRec& a : n.inputs) resolve(a.value, n.refs, k);
-      NodeSpec spec{NodeKind::CallFunction, intern_op(n.op), n.name, {}, {}, {}};
+      NodeSpec spec{NodeKind::CallFunction, intern_op(n.op), n.name, std::move(n.target), {}, {}};
       const OpSignature* sig = OpRegistry::global().signature(spec.op);
       const schema::FunctionSchema* fs = schema::find_schema(spec.op);
       std::string overrides, positional_names;
@@ -1053,6 +1072,10 @@ class Reader {
             fail(a.at, n.op + ": takes at most " + std::to_string(max_positional) + " positional arguments, got " +
                            std::to_string(positional_count));
           if (!positional && sig->find(a.name) < 0) fail(a.at, n.op + ": has no argument '" + a.name + "'");
+        }
+        if (int i = fs ? fs->find(a.name) : -1; i >= 0) {
+          const schema::Argument& arg = fs->args[static_cast<std::size_t>(i)];
+          if (!schema::value_fits(arg.type, a.value)) fail(a.at, schema::misfit_message(n.op, arg.name, arg.type, a.value));
         }
         if (writer_tag(fs, a.name, a.value) != a.tag) {
           if (!overrides.empty()) overrides += ',';

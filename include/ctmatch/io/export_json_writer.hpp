@@ -15,8 +15,11 @@
 //   rewrite that replaced an output node still gives a consistent program.
 // - A graph that never came from JSON (FX text) gets the fields torch requires, with every
 //   placeholder a user input.
-// Throws std::invalid_argument for values the format cannot hold (a dtype or layout without a
-// serde number, a list mixing tensors and strings).
+// Throws WriteError (a std::invalid_argument naming the node) for what the format cannot hold:
+// a dtype or layout without a serde number, a list no serde argument holds (of dtypes, or mixing
+// tensors and strings), get_attr / call_method / call_module nodes, and what FX text carries that
+// the format has no field for (placeholder defaults and targets, type annotations), which a
+// round trip through JSON would otherwise drop. Every graph it writes reads back the same.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 
 #include "../graph/graph.hpp"
 #include "../schema/registry.hpp"
+#include "error.hpp"
 #include "export_json_format.hpp"
 #include "serde_enums.hpp"
 
@@ -49,6 +53,7 @@ class Writer {
 
   std::string write() {
     getitem_ = OpRegistry::global().find("operator.getitem");
+    check_representable();
     out_.reserve(1 << 16);
     out_ += "{\"graph_module\": {\"graph\": {\"inputs\": [";
     bool first = true;
@@ -71,16 +76,28 @@ class Writer {
     const Node* output = nullptr;
     for (const Node& n : g_.nodes())
       if (n.kind() == NodeKind::Output) output = &n;
-    if (output) write_graph_outputs(*output);
+    if (output) {
+      try {
+        write_graph_outputs(*output);
+      } catch (const WriteError&) {
+        throw;
+      } catch (const std::invalid_argument& e) {
+        throw WriteError(output->id(), e.what());
+      }
+    }
     out_ += "], \"nodes\": [";
     first = true;
     for (const Node& n : g_.nodes()) {
       if (n.kind() == NodeKind::Placeholder || n.kind() == NodeKind::Output || folded_getitem(n)) continue;
-      if (n.kind() != NodeKind::CallFunction)
-        throw std::invalid_argument("cannot write node '" + n.name() + "': torch.export JSON holds only call_function nodes");
       if (!first) out_ += ", ";
       first = false;
-      write_node(n);
+      try {
+        write_node(n);
+      } catch (const WriteError&) {
+        throw;
+      } catch (const std::invalid_argument& e) {  // a value of one of its arguments
+        throw WriteError(n.id(), e.what());
+      }
     }
     out_ += "], \"tensor_values\": {";
     first = true;
@@ -132,6 +149,33 @@ class Writer {
   }
 
  private:
+  /// What the format cannot hold is refused before anything is written, naming the node:
+  /// get_attr, call_method and call_module nodes (the format has call_function nodes and
+  /// lifted inputs only), and what FX text carries that it has no field for (a placeholder's
+  /// default value or a target other than its name, type annotations), which would otherwise
+  /// be lost on the way back to FX text.
+  void check_representable() const {
+    if (find_annotation(g_.annotations, "fx.return_type"))
+      throw WriteError(no_node, "cannot write the graph as torch.export JSON: the format has no field for the "
+                                "return type annotation of 'graph() -> ...'");
+    for (const Node& n : g_.nodes()) {
+      auto refusal = [&](const std::string& why) {
+        return WriteError(n.id(), "cannot write node '" + n.name() + "' as torch.export JSON: " + why);
+      };
+      switch (n.kind()) {
+        case NodeKind::GetAttr: throw refusal("a get_attr node (the format lifts constants as inputs, which FX text reads back as placeholders)");
+        case NodeKind::CallMethod: throw refusal("a call_method node (the format holds call_function nodes only)");
+        case NodeKind::CallModule: throw refusal("a call_module node (the format holds call_function nodes only)");
+        case NodeKind::Placeholder:
+          if (!n.args().empty()) throw refusal("the format has no field for a placeholder's default value");
+          if (n.target() != n.name()) throw refusal("the format has no field for a placeholder target ('" + n.target() + "') other than its name");
+          break;
+        default: break;
+      }
+      if (find_annotation(n.annotations, "fx.type")) throw refusal("the format has no field for its type annotation");
+    }
+  }
+
   // ---------------------------------------------------------------- levels and defaults
   /// Writes the kept fields whose key starts with `prefix` (but not `deeper`), then the
   /// `required` fields that were not kept.
@@ -404,6 +448,25 @@ class Writer {
     return n.args()[0].is_node() && n.args()[1].is<std::int64_t>() && multi_output(g_[n.args()[0].node()]);
   }
 
+  /// Most slots an op with a list return (`Tensor[]`) is written with when the graph does not
+  /// say how many it has: a getitem past it is refused rather than written as that many slots.
+  static constexpr std::int64_t max_list_slots = 1 << 16;
+  /// A folded getitem's index must name one of its source's output slots: 0 to the number of
+  /// returns less one (or, for a list return whose length is not recorded, below
+  /// max_list_slots). Throws std::invalid_argument naming the getitem otherwise.
+  void check_output_index(const Node& getitem) const {
+    const Node& source = g_[getitem.args()[0].node()];
+    std::int64_t i = *getitem.args()[1].get_if<std::int64_t>();
+    OutputsShape s = outputs_shape(source);
+    std::int64_t slots = s.form == OutputsShape::List ? static_cast<std::int64_t>(s.tags.size())
+                         : s.names.empty()            ? max_list_slots
+                                                      : static_cast<std::int64_t>(s.names.size());
+    if (i < 0 || i >= slots)
+      throw std::invalid_argument("cannot write '" + getitem.name() + "' as torch.export JSON: getitem index " +
+                                  std::to_string(i) + " is not an output of '" + source.name() + "' (" +
+                                  std::to_string(slots) + (s.names.empty() && s.form != OutputsShape::List ? " at most)" : " outputs)"));
+  }
+
   void write_outputs(const Node& n) {
     OutputsShape s = outputs_shape(n);
     if (s.form == OutputsShape::NoOutputs) {
@@ -425,6 +488,7 @@ class Writer {
     for (NodeId u : n.users()) {
       const Node& user = g_[u];
       if (!folded_getitem(user) || user.args()[0].node() != n.id()) continue;
+      check_output_index(user);
       auto i = static_cast<std::size_t>(*user.args()[1].get_if<std::int64_t>());
       if (i >= names.size()) {
         names.resize(i + 1);
@@ -516,7 +580,7 @@ class Writer {
       }
     }
     out_ += "{\"target\": ";
-    append_json_string(out_, target(op_name(n.op())));
+    append_json_string(out_, n.target().empty() ? target(op_name(n.op())) : n.target());
     out_ += ", \"inputs\": [";
     bool first = true;
     std::string fallback;
@@ -706,7 +770,7 @@ class Writer {
     const TensorMeta& m = n.meta;
     auto dtype = serde::scalar_type_to_serde(*m.dtype);
     if (!dtype)
-      throw std::invalid_argument("cannot write the dtype " + std::string(torch_name(*m.dtype)) + " of '" + n.name() +
+      throw WriteError(n.id(), "cannot write the dtype " + std::string(torch_name(*m.dtype)) + " of '" + n.name() +
                                   "' as torch.export JSON: the serde format has no number for it");
     out_ += "{\"dtype\": ";
     append_json_int(out_, *dtype);
@@ -725,7 +789,7 @@ class Writer {
         append_json_int(out_, *k);
         out_ += '}';
       } else {
-        throw std::invalid_argument("cannot write the shape of '" + n.name() + "': a size is a " +
+        throw WriteError(n.id(), "cannot write the shape of '" + n.name() + "': a size is a " +
                                     std::string(kind_name(d.kind())));
       }
     }

@@ -35,6 +35,7 @@
 
 #include "../graph/graph.hpp"
 #include "../graph/value_print.hpp"
+#include "../schema/value_fits.hpp"
 #include "error.hpp"
 #include "fx_syntax.hpp"
 
@@ -126,8 +127,9 @@ class Reader {
     }
     // About one node a line: size the tables once.
     std::size_t lines = static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1;
-    names_.reserve(lines);
+    g_.reserve(Graph::room_for(lines));  // about one node a line, and room for a pass
     expected_users_.reserve(lines);
+    g_.source_offsets.reserve(lines);
     read_header();
     bool returned = false;
     while (!returned) {
@@ -233,7 +235,10 @@ class Reader {
     ++p_;  // '%'
     const char* name_at = p_;
     std::string_view name = identifier("a node name after '%'");
-    if (names_.count(name)) fail_at(name_at, "duplicate node name '" + std::string(name) + "'");
+    if (!is_node_name(name))
+      fail_at(name_at, "invalid node name " + quoted_name(name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
+    // A duplicate name is found when the node is made (Graph::try_create's one probe of the
+    // name index), and reported here, at the name.
     expect(" : ", "' : ' after the node name");
     // An optional type annotation, then [num_users=N].
     std::string_view type;
@@ -295,12 +300,17 @@ class Reader {
       expect("(args = ", "'(args = (...), kwargs = {...})'");
       if (p_ == end_ || *p_ != '(') fail_at(p_, "expected '(' to start the args tuple");
       ++p_;
+      const char* second_arg_at = nullptr;
       read_items(')', [&](std::size_t i) {
         if (sig && i >= num_positional(*sig))
           fail_at(p_, std::string(op_name(spec.op)) + ": too many positional arguments (takes at most " +
                           std::to_string(num_positional(*sig)) + ")");
+        if (i == 1) second_arg_at = p_;
+        const char* value_at = p_;
         spec.args.push_back(read_value(ValueStyle::Args, positional_hint(sch, i), 1, false));
+        if (sch && i < sch->num_args) check_fits(spec.op, sch->args[i], spec.args.back(), value_at);
       });
+      if (spec.kind == NodeKind::CallFunction) check_getitem_index(spec, second_arg_at);
       expect(", kwargs = ", "', kwargs = {...}'");
       if (p_ == end_ || *p_ != '{') fail_at(p_, "expected '{' to start the kwargs");
       ++p_;
@@ -317,13 +327,15 @@ class Reader {
                                 "' given twice (positionally and by keyword)");
         }
         expect(": ", "': ' after the keyword argument name");
+        const char* value_at = p_;
         spec.kwargs.push_back(Kwarg{std::string(key), read_value(ValueStyle::Args, keyword_hint(sch, key), 1, false)});
+        if (int a = sch ? sch->find(key) : -1; a >= 0)
+          check_fits(spec.op, sch->args[static_cast<std::size_t>(a)], spec.kwargs.back().value, value_at);
       });
       expect(")", "')' after the kwargs");
     }
-    create(std::move(spec), node_start);
+    create(std::move(spec), node_start, name_at);
     NodeId id = static_cast<NodeId>(g_.id_bound() - 1);
-    names_.emplace(name, id);
     if (!type.empty()) g_[id].annotations.push_back({"fx.type", std::string(type)});
     expected_users_.push_back({id, users, users_at, line_, line_begin_});
   }
@@ -338,12 +350,39 @@ class Reader {
     create(std::move(spec), at);
   }
 
-  void create(NodeSpec spec, const char* at) {
+  /// `operator.getitem(%p, i)` on an op with several returns must pick one of them: the
+  /// index is checked here, where its position is known, so that no writer or pass ever
+  /// indexes the outputs with it unchecked. (On a single return, getitem is Python indexing
+  /// of that value, and any index is the program's business.)
+  void check_getitem_index(const NodeSpec& spec, const char* index_at) {
+    if (getitem_ == no_op) getitem_ = intern_op("operator.getitem");
+    if (spec.op != getitem_ || spec.args.size() != 2 || !spec.args[0].is_node()) return;
+    const Node& producer = g_[spec.args[0].node()];
+    const schema::FunctionSchema* ps = producer.kind() == NodeKind::CallFunction ? schema_of(producer.op()) : nullptr;
+    if (!ps || ps->num_returns < 2) return;
+    const auto* i = spec.args[1].get_if<std::int64_t>();
+    if (!i)
+      fail_at(index_at, "getitem of '" + producer.name() + "' (" + std::to_string(ps->num_returns) +
+                            " outputs) needs an integer index");
+    if (*i < 0 || *i >= static_cast<std::int64_t>(ps->num_returns))
+      fail_at(index_at, "getitem index " + std::to_string(*i) + " is out of range: '" + producer.name() + "' (" +
+                            std::string(op_name(producer.op())) + ") has " + std::to_string(ps->num_returns) +
+                            " outputs, 0 to " + std::to_string(ps->num_returns - 1));
+  }
+
+  void check_fits(OpId op, const schema::Argument& arg, const Value& v, const char* at) {
+    if (!schema::value_fits(arg.type, v)) fail_at(at, schema::misfit_message(op_name(op), arg.name, arg.type, v));
+  }
+
+  /// Makes the node; a malformed one is reported at `at`, a duplicate name at `name_at`.
+  void create(NodeSpec spec, const char* at, const char* name_at = nullptr) {
     try {
-      g_.create(std::move(spec));
+      if (g_.try_create(spec) == no_node)
+        fail_at(name_at ? name_at : at, "duplicate node name '" + spec.name + "'");
     } catch (const GraphError& e) {
       fail_at(at, e.what());
     }
+    g_.source_offsets.push_back(static_cast<std::size_t>(at - text_.data()));
   }
 
   void check_num_users() {
@@ -438,8 +477,8 @@ class Reader {
   }
 
   Value node_ref(std::string_view name, const char* at) {
-    auto it = names_.find(name);
-    if (it != names_.end()) return Value(NodeRef{it->second});
+    // The graph's own name index: every node read so far is in it, under the name it was read with.
+    if (NodeId id = g_.find(name); id != no_node) return Value(NodeRef{id});
     // Defined further down, or not at all? Only this error path looks ahead.
     std::string def = "%" + std::string(name) + " : ";
     std::size_t later = text_.find(def, static_cast<std::size_t>(p_ - text_.data()));
@@ -452,6 +491,9 @@ class Reader {
 
   Value bare_word(std::string_view w, const char* at, ValueStyle style, SlotHint hint) {
     if (w == "None") return Value(None{});
+    // In the returned value a node is written by bare name, and a node may be called `inf`
+    // or `nan`, which Python would print for a float too: the node wins, as a name would.
+    if (style == ValueStyle::Repr && (w == "inf" || w == "nan") && g_.find(w) != no_node) return node_ref(w, at);
     if (hint == SlotHint::Str && style == ValueStyle::Args) return Value(w);
     if (w == "True") return Value(true);
     if (w == "False") return Value(false);
@@ -586,9 +628,9 @@ class Reader {
   const char* line_begin_;
   std::size_t line_ = 1;
   Graph g_;
-  std::unordered_map<std::string_view, NodeId> names_;  // views into the text
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
   std::vector<ExpectedUsers> expected_users_;
+  OpId getitem_ = no_op;
 };
 
 }  // namespace fx::detail

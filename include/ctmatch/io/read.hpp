@@ -1,12 +1,10 @@
 #pragma once
 // Reading a graph without saying its format: the content decides. torch.export JSON starts
 // with `{`, FX text with `graph(` (leading white space and a UTF-8 byte order mark aside).
-#include <cstdio>
-#include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "../files.hpp"
 #include "error.hpp"
 #include "export_json.hpp"
 #include "fx_text.hpp"
@@ -37,19 +35,12 @@ inline Graph read_graph(std::string_view text, std::string file = "<input>") {
                                                          : read_fx_text(text, std::move(file));
 }
 
-/// The whole content of a file; throws std::runtime_error when it cannot be read.
-inline std::string read_file(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw std::runtime_error(path + ": error: cannot open file");
-  std::string text;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
-  if (std::ferror(f.get())) throw std::runtime_error(path + ": error: cannot read file");
-  return text;
-}
+/// read_file (bounded: a file over the limit is refused) is ctmatch::read_file, files.hpp.
+using ::ctmatch::read_file;
 
 /// Reads the graph in the file at `path` (errors name the file as given).
-inline Graph read_graph_file(const std::string& path) { return read_graph(read_file(path), path); }
+inline Graph read_graph_file(const std::string& path, std::size_t max_bytes = default_max_input_bytes) {
+  return read_graph(read_file(path, max_bytes), path);
+}
 
 }  // namespace ctmatch::io

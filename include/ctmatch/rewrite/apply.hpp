@@ -56,12 +56,13 @@ struct PassContext {
   NameCounter names;
   /// The nodes the current rewrite created (the builder's buffer, reused across rewrites).
   std::vector<NodeId> created;
-  /// Filled by apply_rule when it commits: the node that took the root's uses, the nodes
-  /// created, and the inputs of the nodes erased (for the fixpoint worklist).
-  NodeId last_replacement = no_node;
+  /// Filled by apply_rule when it commits: the root's users (now the replacement's), the
+  /// nodes created, and the inputs of the nodes erased (for the fixpoint worklist).
+  std::vector<NodeId> last_moved_users;
   std::vector<NodeId> last_created;
   std::vector<NodeId> last_erased_inputs;
-  /// Whether to fill last_created and last_erased_inputs (the fixpoint driver needs them).
+  /// Whether to fill last_moved_users, last_created and last_erased_inputs (the fixpoint
+  /// driver needs them).
   bool track_changes = false;
   /// Whether a rewrite first asks the cache for what it will touch (Graph::outgrows_cache).
   bool prefetch_rewrites;
@@ -97,8 +98,12 @@ inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> create
 /// Every use of the root goes to the replacement; then the matched nodes left without users
 /// are erased, last first (`matched` is sorted so).
 inline void redirect_and_erase(Graph& g, NodeId root, NodeId repl, std::span<const NodeId> matched, PassContext& cx) {
+  if (cx.track_changes) {
+    auto moved = g[root].users();
+    cx.last_moved_users.assign(moved.begin(), moved.end());
+    cx.last_erased_inputs.clear();
+  }
   g.replace_all_uses(root, repl);
-  if (cx.track_changes) cx.last_erased_inputs.clear();
   for (NodeId n : matched) {
     if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
     if (cx.track_changes) {
@@ -225,7 +230,6 @@ template <Rule R>
     if (st.roots.capacity() == 0) st.roots.reserve(32);
     st.roots.push_back(root);
   }
-  cx.last_replacement = repl;
   if (cx.track_changes) cx.last_created.assign(b.created().begin(), b.created().end());
   return ApplyResult::Applied;
 }

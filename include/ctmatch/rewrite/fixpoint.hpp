@@ -1,9 +1,12 @@
 #pragma once
 // fixpoint: rewrite until no rule applies anywhere. A worklist starts with every candidate
 // (last node first, as sweep visits them); after each rewrite it takes in the nodes whose
-// match may have changed — the nodes the rewrite created, the users of the replacement, and
-// the surviving inputs of the erased nodes together with their users (an input that lost a
-// user may now satisfy a one-user constraint). A node is queued at most once at a time.
+// match may have changed — the nodes the rewrite created, the root's users (now the
+// replacement's), and the surviving inputs of the erased nodes together with their users (an
+// input that lost a user may now satisfy a one-user constraint). A node is queued at most once
+// at a time. An input left with more than revisit_users_up_to users is queued without its
+// users: no pattern counts that many users exactly, and queueing a weight's thousand users on
+// every rewrite that drops one would make a pass over them quadratic.
 //
 // A rule set that keeps rewriting (a rule and its inverse, a rule that rebuilds its own
 // pattern) would never stop: the pass stops after PassOptions::max_rewrites rewrites and
@@ -18,6 +21,9 @@
 #include "sweep.hpp"
 
 namespace ctmatch {
+
+/// See the header comment: the most users an input may keep for them to be revisited.
+inline constexpr std::size_t revisit_users_up_to = 16;
 
 template <class Set>
 PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
@@ -61,11 +67,12 @@ PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
         ++rewrites;
         push(n);  // still alive: other rules (or this one again) may now apply
         for (NodeId c : cx.last_created) push(c);
-        for (NodeId u : g[cx.last_replacement].users()) push(u);
+        for (NodeId u : cx.last_moved_users) push(u);
         for (NodeId in : cx.last_erased_inputs) {
           if (!g[in].alive()) continue;
           push(in);
-          for (NodeId u : g[in].users()) push(u);
+          if (g[in].num_users() <= revisit_users_up_to)
+            for (NodeId u : g[in].users()) push(u);
         }
       }
       if (stats.cap_hit) break;

@@ -61,11 +61,14 @@ constexpr std::array<GemmConfig, 1875> make_exhaustive_mm_configs() {
 }
 inline constexpr std::array<GemmConfig, 1875> exhaustive_mm_configs = make_exhaustive_mm_configs();
 
-/// Inductor's `next_power_of_2`: the smallest power of two >= n (0 for n <= 0, as its bit trick).
+/// Inductor's `next_power_of_2`: the smallest power of two >= n (0 for n <= 0, as its bit trick),
+/// saturating at 2^62 for n past it (2^63 does not fit; every use clamps the hint to a block
+/// size far below, so the saturated value decides the same).
 constexpr std::int64_t next_power_of_2(std::int64_t n) {
   if (n <= 0) return 0;
+  constexpr std::int64_t top = std::int64_t{1} << 62;
   std::int64_t p = 1;
-  while (p < n) p <<= 1;
+  while (p < n && p < top) p <<= 1;
   return p;
 }
 

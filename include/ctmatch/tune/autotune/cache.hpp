@@ -5,10 +5,14 @@
 //     <key> TAB <choice description: uid(kwargs)> TAB <median ms>
 // A file that is not such a cache (foreign, another format version, or corrupted: any line that
 // does not parse) is ignored as a whole, with a warning, and replaced on the next store.
-// Stores write a temporary file and rename it over the cache, so a crash leaves the old file.
+// Stores write a temporary file and rename it over the cache (write_file_atomically), so a crash
+// leaves the old file, and a cache that is a symbolic link stays one. The path must name a
+// regular file or nothing yet: an empty path, a directory, a FIFO (which would block the
+// reader forever) or a device is refused when the cache is made (std::invalid_argument). A time
+// must be finite and not negative: a line with another is corruption.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -16,9 +20,11 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <stdexcept>
 #include <system_error>
 #include <vector>
 
+#include <ctmatch/files.hpp>
 #include <ctmatch/tune/kernel_inputs.hpp>
 #include <ctmatch/version.hpp>
 
@@ -52,9 +58,13 @@ class AutotuneCache {
   };
   static constexpr std::string_view header = "ctmatch-autotune-cache 1";
 
-  /// Reads `path` if it exists. `warn` receives warnings (default: stderr).
+  /// Reads `path` if it exists. `warn` receives warnings (default: stderr). Throws
+  /// std::invalid_argument for a path that cannot be a cache (see the header comment).
   explicit AutotuneCache(std::string path, std::function<void(const std::string&)> warn = nullptr)
       : path_(std::move(path)), warn_(std::move(warn)) {
+    if (path_.empty()) throw std::invalid_argument("autotune cache: empty file name");
+    if (is_special_file(path_))
+      throw std::invalid_argument("autotune cache " + path_ + ": not a regular file");
     load();
   }
 
@@ -63,8 +73,11 @@ class AutotuneCache {
     if (it == entries_.end()) return std::nullopt;
     return it->second;
   }
-  /// Records and writes the whole cache back; a write failure is a warning, not an error.
+  /// Records and writes the whole cache back; a write failure is a warning, not an error. A
+  /// time that is not finite and >= 0 is not recorded (std::invalid_argument).
   void store(const std::string& key, Entry e) {
+    if (!std::isfinite(e.ms) || e.ms < 0)
+      throw std::invalid_argument("autotune cache: time " + std::to_string(e.ms) + " ms is not a finite time");
     entries_[key] = std::move(e);
     save();
   }
@@ -80,11 +93,14 @@ class AutotuneCache {
   void load() {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) return;
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) {
-      warn("ctmatch: warning: cannot read autotune cache " + path_ + "; ignoring it");
+    std::string text;
+    try {
+      text = read_file(path_);
+    } catch (const FileError& e) {
+      warn("ctmatch: warning: cannot read autotune cache: " + std::string(e.what()) + "; ignoring it");
       return;
     }
+    std::istringstream in(text);
     std::string line;
     if (!std::getline(in, line) || line != header) {
       warn("ctmatch: warning: " + path_ + " is not a ctmatch autotune cache (format 1); ignoring it");
@@ -104,7 +120,7 @@ class AutotuneCache {
         const std::string num = line.substr(t2 + 1);
         char* end = nullptr;
         ms = std::strtod(num.c_str(), &end);
-        ok = !num.empty() && end == num.c_str() + num.size() && ms >= 0;
+        ok = !num.empty() && end == num.c_str() + num.size() && std::isfinite(ms) && ms >= 0;
       }
       if (!ok) {
         warn("ctmatch: warning: " + path_ + ":" + std::to_string(lineno) +
@@ -117,27 +133,18 @@ class AutotuneCache {
   }
 
   void save() const {
-    const std::string tmp = path_ + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) {
-        warn("ctmatch: warning: cannot write autotune cache " + path_);
-        return;
-      }
-      out << header << '\n';
-      for (const auto& [k, e] : entries_) {
-        char ms[32];
-        std::snprintf(ms, sizeof ms, "%.6g", e.ms);
-        out << k << '\t' << e.choice << '\t' << ms << '\n';
-      }
-      if (!out) {
-        warn("ctmatch: warning: cannot write autotune cache " + path_);
-        return;
-      }
+    std::string text(header);
+    text += '\n';
+    for (const auto& [k, e] : entries_) {
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.6g", e.ms);
+      text += k + '\t' + e.choice + '\t' + ms + '\n';
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path_, ec);
-    if (ec) warn("ctmatch: warning: cannot replace autotune cache " + path_ + ": " + ec.message());
+    try {
+      write_file_atomically(path_, text);
+    } catch (const FileError& e) {
+      warn("ctmatch: warning: cannot write autotune cache: " + std::string(e.what()));
+    }
   }
 
   std::string path_;

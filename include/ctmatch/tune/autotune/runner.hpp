@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <new>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,11 +66,15 @@ class SteadyClockTimer final : public Timer {
 };
 
 /// Elements a strided tensor spans: 1 + sum((size - 1) * stride); 0 when any size is 0.
+/// Throws std::length_error when that does not fit in 64 bits.
 inline std::int64_t storage_elements(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   std::int64_t span = 1;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
-    span += (sizes[i] - 1) * (i < strides.size() ? strides[i] : 0);
+    std::int64_t extent = 0;
+    if (__builtin_mul_overflow(sizes[i] - 1, i < strides.size() ? strides[i] : 0, &extent) ||
+        __builtin_add_overflow(span, extent, &span))
+      throw std::length_error("a tensor of these sizes spans more than 2^63 elements");
   }
   return span;
 }
@@ -109,7 +115,10 @@ class HostRunner final : public Runner {
  private:
   static std::vector<std::byte> filled(DType t, std::int64_t elements, std::mt19937& rng) {
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(elements, 0));
-    std::vector<std::byte> bytes(n * static_cast<std::size_t>(dtype_size(t)) + 64);
+    std::size_t size = 0;
+    if (__builtin_mul_overflow(n, static_cast<std::size_t>(dtype_size(t)), &size) || size > SIZE_MAX - 64)
+      throw std::bad_alloc();
+    std::vector<std::byte> bytes(size + 64);
     std::uniform_real_distribution<float> d(-1.0f, 1.0f);
     if (t == DType::f32) {
       auto* p = reinterpret_cast<float*>(bytes.data());
