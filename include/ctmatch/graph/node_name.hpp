@@ -16,13 +16,20 @@ inline constexpr std::string_view python_keywords[] = {
     "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
     "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield"};
 
-/// Whether `s` is an ASCII Python identifier ([A-Za-z_][A-Za-z0-9_]*) that is not a keyword.
-constexpr bool is_node_name(std::string_view s) {
+/// Whether `s` is an ASCII Python identifier: [A-Za-z_][A-Za-z0-9_]* (an argument's name, which
+/// a schema may spell like a keyword: `random_.from(Tensor self, int from, ...)`).
+constexpr bool is_identifier(std::string_view s) {
   if (s.empty()) return false;
   auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (!letter(s[0])) return false;
   for (char c : s)
     if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
+/// Whether `s` is an ASCII Python identifier that is not a keyword.
+constexpr bool is_node_name(std::string_view s) {
+  if (!is_identifier(s)) return false;
   for (std::string_view k : python_keywords)
     if (s == k) return false;
   return true;

@@ -751,9 +751,11 @@ class Reader {
         once(seen_target);
         n.target_at = token_start(x);
         std::string_view t = string(x, "a node's 'target'");
-        if (t.substr(0, 10) == "torch.ops.") t.remove_prefix(10);
-        else if (!fx::is_python_function(t)) n.target = t;  // kept, as the FX reader keeps it
+        if (fx::spelled_unlike_fx(t)) n.target = t;  // kept, as the FX reader keeps it
+        t = fx::op_name_of_target(t);
         if (t.empty()) fail(n.target_at, "empty node target");
+        if (!fx::is_dotted_name(t))
+          fail(n.target_at, "invalid node target " + quoted_name(t) + ": expected a dotted name such as torch.ops.aten.mm.default");
         n.op = t;
       } else if (key == "inputs") {
         once(seen_inputs);
@@ -900,6 +902,8 @@ class Reader {
         const char* x_at = token_start(x);
         r.name = string(x, "an input's 'name'");
         if (r.name.empty()) fail(x_at, "empty input name");
+        if (!is_identifier(r.name))  // FX text writes it as a keyword argument's name
+          fail(x_at, "invalid input name " + quoted_name(r.name) + ": an argument name is a Python identifier (ASCII)");
       } else if (key == "arg") {
         if (seen_arg) fail(key_at, "duplicate field 'arg' in a node input");
         seen_arg = true;
@@ -1098,6 +1102,11 @@ class Reader {
         node.annotations.push_back(Annotation{std::string(key_arg_names), std::move(positional_names)});
       const std::string node_name = node.name();  // `node` may move as the graph grows
       bind(node_name, id);
+      // An op of several returns has that many output slots: a getitem of each (the FX reader
+      // holds getitems to the same count).
+      if (fs && fs->num_returns > 1 && !n.slots.empty() && n.slots.size() != fs->num_returns)
+        fail(n.slot_at[0], n.op + ": " + std::to_string(n.slots.size()) + " outputs listed, but the op has " +
+                               std::to_string(fs->num_returns));
       for (std::size_t i = 0; i < n.slots.size(); ++i) {
         if (is_unused_slot(node_name, n.slots[i], i)) {
           unused_parent_.emplace(n.slots[i], id);

@@ -34,6 +34,7 @@
 #include "../schema/registry.hpp"
 #include "error.hpp"
 #include "export_json_format.hpp"
+#include "fx_syntax.hpp"
 #include "serde_enums.hpp"
 
 namespace ctmatch::io {
@@ -152,12 +153,16 @@ class Writer {
   /// What the format cannot hold is refused before anything is written, naming the node:
   /// get_attr, call_method and call_module nodes (the format has call_function nodes and
   /// lifted inputs only), and what FX text carries that it has no field for (a placeholder's
-  /// default value or a target other than its name, type annotations), which would otherwise
-  /// be lost on the way back to FX text.
+  /// default value or a target other than its name, a placeholder after other nodes, a
+  /// getitem apart from its op, type annotations, a target that is not a dotted name), which
+  /// would otherwise be lost or changed on the way back to FX text.
   void check_representable() const {
     if (find_annotation(g_.annotations, "fx.return_type"))
       throw WriteError(no_node, "cannot write the graph as torch.export JSON: the format has no field for the "
                                 "return type annotation of 'graph() -> ...'");
+    bool past_inputs = false;
+    NodeId run = no_node;       // the multi-output node whose getitems may follow here
+    std::int64_t run_index = -1;  // the output its last getitem took
     for (const Node& n : g_.nodes()) {
       auto refusal = [&](const std::string& why) {
         return WriteError(n.id(), "cannot write node '" + n.name() + "' as torch.export JSON: " + why);
@@ -167,12 +172,31 @@ class Writer {
         case NodeKind::CallMethod: throw refusal("a call_method node (the format holds call_function nodes only)");
         case NodeKind::CallModule: throw refusal("a call_module node (the format holds call_function nodes only)");
         case NodeKind::Placeholder:
+          if (past_inputs) throw refusal("a placeholder after other nodes (the format lists the inputs first)");
           if (!n.args().empty()) throw refusal("the format has no field for a placeholder's default value");
           if (n.target() != n.name()) throw refusal("the format has no field for a placeholder target ('" + n.target() + "') other than its name");
           break;
         default: break;
       }
+      past_inputs |= n.kind() != NodeKind::Placeholder;
+      // The format folds an op's getitems into its outputs, and a reader makes them again
+      // right after it, one an output, in the outputs' order: others would come back elsewhere.
+      if (folded_getitem(n)) {
+        check_output_index(n);
+        if (n.args()[0].node() != run)
+          throw refusal("a getitem of '" + g_[n.args()[0].node()].name() +
+                        "' placed after other nodes (the format puts an op's getitems right after it)");
+        std::int64_t i = *n.args()[1].get_if<std::int64_t>();
+        if (i <= run_index)
+          throw refusal("getitems of '" + g_[run].name() + "' out of the order of its outputs, or two of one output");
+        run_index = i;
+      } else {
+        run = multi_output(n) ? n.id() : no_node;
+        run_index = -1;
+      }
       if (find_annotation(n.annotations, "fx.type")) throw refusal("the format has no field for its type annotation");
+      if (n.kind() == NodeKind::CallFunction && !fx::is_dotted_name(target(n)))
+        throw refusal("its target " + quoted_name(target(n)) + " is not a dotted name");
     }
   }
 
@@ -488,7 +512,7 @@ class Writer {
     for (NodeId u : n.users()) {
       const Node& user = g_[u];
       if (!folded_getitem(user) || user.args()[0].node() != n.id()) continue;
-      check_output_index(user);
+      // In range: check_representable checked every folded getitem's index.
       auto i = static_cast<std::size_t>(*user.args()[1].get_if<std::int64_t>());
       if (i >= names.size()) {
         names.resize(i + 1);
@@ -522,10 +546,12 @@ class Writer {
   }
 
   // ---------------------------------------------------------------- nodes
-  static std::string target(std::string_view op) {
-    for (std::string_view bare : {"operator.", "_operator.", "builtins.", "math."})
-      if (op.substr(0, bare.size()) == bare) return std::string(op);
-    return "torch.ops." + std::string(op);
+  /// The target as FX spells it (a node that kept another spelling writes that).
+  static std::string target(const Node& n) {
+    if (!n.target().empty()) return n.target();
+    std::string t;
+    fx::append_target(t, op_name(n.op()));
+    return t;
   }
   /// `name=tag,name=tag` -> the tag for `name`, or empty.
   static std::string_view recorded_tag(const std::string* tags, std::string_view name) {
@@ -580,7 +606,7 @@ class Writer {
       }
     }
     out_ += "{\"target\": ";
-    append_json_string(out_, n.target().empty() ? target(op_name(n.op())) : n.target());
+    append_json_string(out_, target(n));
     out_ += ", \"inputs\": [";
     bool first = true;
     std::string fallback;
@@ -639,6 +665,11 @@ class Writer {
       s += "{\"as_name\": ";
       name_of(s, v);
     } else if (auto* sym = v.get_if<SymInt>()) {
+      // The format names a symbol and a node alike (`as_name`), and a reader takes the name
+      // of a node for the node: a symbol spelled like one cannot be written.
+      if (g_.find(sym->expr) != no_node)
+        throw std::invalid_argument("cannot write the symbol '" + sym->expr +
+                                    "' as torch.export JSON: a node has that name, and it would read back as the node");
       s += "{\"as_name\": ";
       append_json_string(s, sym->expr);
     } else if (constant == "as_int" && v.is<std::int64_t>()) {

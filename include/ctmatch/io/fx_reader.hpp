@@ -404,10 +404,9 @@ class Reader {
   const OpInfo& op_of(std::string_view target) {
     auto it = ops_.find(target);
     if (it != ops_.end()) return it->second;
-    std::string_view name = op_name_of_target(target);
-    OpId id = intern_op(name);
-    bool keep = name.empty() || is_python_function(name) == (name.size() != target.size());
-    return ops_.emplace(target, OpInfo{id, schema_of(id), OpRegistry::global().signature(id), keep}).first->second;
+    OpId id = intern_op(op_name_of_target(target));
+    return ops_.emplace(target, OpInfo{id, schema_of(id), OpRegistry::global().signature(id), spelled_unlike_fx(target)})
+        .first->second;
   }
   static std::size_t num_positional(const OpSignature& sig) {
     std::size_t n = 0;

@@ -30,11 +30,34 @@ constexpr bool is_python_function(std::string_view op) {
   return false;
 }
 
+/// Whether `t` is a dotted name (`torch.ops.aten.mm.default`, `operator.getitem`): parts of
+/// letters, digits and `_`, none empty. torch.export JSON holds only such targets (the JSON
+/// reader refuses others and the writer does not write them), so that every target read from
+/// JSON prints as FX text that reads back.
+constexpr bool is_dotted_name(std::string_view t) {
+  if (t.empty() || t.front() == '.' || t.back() == '.') return false;
+  char prev = 0;
+  for (char c : t) {
+    bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!word && !(c == '.' && prev != '.')) return false;
+    prev = c;
+  }
+  return true;
+}
+
 /// How FX prints the target of an op: `aten.mm.default` -> `torch.ops.aten.mm.default`,
 /// `operator.getitem` -> `operator.getitem`.
 inline void append_target(std::string& out, std::string_view op) {
   if (!is_python_function(op)) out += "torch.ops.";
   out += op;
+}
+
+/// Whether a target is spelled otherwise than FX prints the op it names (append_target): such
+/// a node keeps the spelling, so that it is written back as it was read (`aten.mm.default`
+/// without `torch.ops.`, a Python function with it, a plain `my_python_fn`).
+constexpr bool spelled_unlike_fx(std::string_view target) {
+  std::string_view name = op_name_of_target(target);
+  return name.empty() || is_python_function(name) == (name.size() != target.size());
 }
 
 /// What the schema says an argument slot holds, as far as reading a bare word is concerned.

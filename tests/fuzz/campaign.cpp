@@ -1,0 +1,148 @@
+// The mutant campaign: mutants of real graphs through fuzz::check_input, without libFuzzer, so
+// that the same check runs in every build (g++ Release, clang with ASan + UBSan) and a run is
+// repeatable from its seed.
+//
+//   fuzz_campaign [--mutants N] [--seed S] FILE...
+//
+// Each FILE gets N mutants (default 1000), each one to four edits of the file: a byte changed,
+// a range deleted or repeated, two lines swapped, a number or a word replaced by one of the
+// tokens that broke readers and writers before (indexes past an op's outputs, keywords as
+// names, dtypes in the wrong slot, huge and negative numbers, quotes, brackets, non-ASCII), or
+// a node name put where another was. A bug aborts with the input; otherwise it prints, per
+// file, how many mutants were read and how many were refused.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace {
+
+constexpr std::string_view tokens[] = {
+    "-1", "-2", "3", "99", "100000000", "-2147483649", "9223372036854775807", "-9223372036854775809", "1e999",
+    "0", "inf", "-inf", "nan", "None", "True", "False", "%x", "x", "'", "\"", "\\", "[", "]", "(", ")", "{", "}",
+    ",", ":", ".", " ", "\n", "\t", "\xc3\xa9", "\xff", "torch.float32", "torch.qint8", "torch.float8_e4m3fn",
+    "[torch.float32]", "'float32'", "torch.ops.aten.getitem", "operator.getitem", "get_attr", "call_method",
+    "placeholder", "%None", "num_users=", "\"name\": \"a b\"", "\"as_tensor\"", "\"as_int\": -1", "{}", "[]",
+    "null", "true", "cpu", "cuda:0", "torch.strided", "torch.channels_last", "my_python_fn", "_tensor_constant0"};
+
+struct Mutator {
+  std::mt19937_64 rng;
+  std::size_t below(std::size_t n) { return n ? static_cast<std::size_t>(rng() % n) : 0; }
+
+  /// Where the words (node names, numbers) of `s` are: runs of identifier characters.
+  static std::vector<std::pair<std::size_t, std::size_t>> words(const std::string& s) {
+    std::vector<std::pair<std::size_t, std::size_t>> w;
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+    for (std::size_t i = 0; i < s.size();) {
+      if (!ident(s[i])) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < s.size() && ident(s[j])) ++j;
+      w.emplace_back(i, j - i);
+      i = j;
+    }
+    return w;
+  }
+
+  void edit(std::string& s, const std::vector<std::pair<std::size_t, std::size_t>>& w) {
+    if (s.empty()) {
+      s = std::string(tokens[below(std::size(tokens))]);
+      return;
+    }
+    switch (below(6)) {
+      case 0: s[below(s.size())] = static_cast<char>(below(256)); break;
+      case 1: {
+        std::size_t at = below(s.size());
+        s.erase(at, 1 + below(16));
+        break;
+      }
+      case 2: {
+        std::size_t at = below(s.size()), n = 1 + below(64);
+        s.insert(at, s.substr(at, n));
+        break;
+      }
+      case 3: {  // two lines swapped
+        std::size_t a = s.rfind('\n', below(s.size())), b = s.rfind('\n', below(s.size()));
+        if (a == std::string::npos || b == std::string::npos || a == b) break;
+        if (a > b) std::swap(a, b);
+        std::size_t ae = s.find('\n', a + 1), be = s.find('\n', b + 1);
+        if (ae == std::string::npos || ae > b) break;
+        if (be == std::string::npos) be = s.size();
+        std::string la = s.substr(a + 1, ae - a - 1), lb = s.substr(b + 1, be - b - 1);
+        s = s.substr(0, a + 1) + lb + s.substr(ae, b + 1 - ae) + la + s.substr(be);
+        break;
+      }
+      default: {  // a word replaced by a token or by another word of the file
+        if (w.empty()) break;
+        auto [at, n] = w[below(w.size())];
+        if (at + n > s.size()) break;
+        std::string by;
+        if (below(2)) {
+          by = std::string(tokens[below(std::size(tokens))]);
+        } else {
+          auto [from, m] = w[below(w.size())];
+          if (from + m > s.size()) break;
+          by = s.substr(from, m);
+        }
+        s.replace(at, n, by);
+      }
+    }
+  }
+};
+
+std::string read(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) {
+    std::fprintf(stderr, "fuzz_campaign: cannot open %s\n", path);
+    std::exit(2);
+  }
+  std::string s;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t mutants = 1000;
+  std::uint64_t seed = 1;
+  std::vector<const char*> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--mutants" && i + 1 < argc) mutants = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else files.push_back(argv[i]);
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: fuzz_campaign [--mutants N] [--seed S] FILE...\n");
+    return 2;
+  }
+  std::size_t total = 0;
+  for (const char* path : files) {
+    const std::string original = read(path);
+    fuzz::check_input(original);  // the seed itself
+    const auto w = Mutator::words(original);
+    Mutator m{std::mt19937_64(seed ^ std::hash<std::string>{}(path))};
+    std::size_t accepted = 0;
+    for (std::size_t k = 0; k < mutants; ++k) {
+      std::string s = original;
+      for (std::size_t e = 0, edits = 1 + m.below(4); e < edits; ++e) m.edit(s, w);
+      accepted += fuzz::check_input(s);
+    }
+    total += mutants;
+    std::printf("%s: %zu mutants, %zu read, %zu refused\n", path, mutants, accepted, mutants - accepted);
+  }
+  std::printf("fuzz_campaign: %zu mutants, no bug found\n", total);
+  return 0;
+}
