@@ -477,7 +477,7 @@ class Writer {
   static constexpr std::int64_t max_list_slots = 1 << 16;
   /// A folded getitem's index must name one of its source's output slots: 0 to the number of
   /// returns less one (or, for a list return whose length is not recorded, below
-  /// max_list_slots). Throws std::invalid_argument naming the getitem otherwise.
+  /// max_list_slots). Throws WriteError naming the getitem otherwise.
   void check_output_index(const Node& getitem) const {
     const Node& source = g_[getitem.args()[0].node()];
     std::int64_t i = *getitem.args()[1].get_if<std::int64_t>();
@@ -486,7 +486,7 @@ class Writer {
                          : s.names.empty()            ? max_list_slots
                                                       : static_cast<std::int64_t>(s.names.size());
     if (i < 0 || i >= slots)
-      throw std::invalid_argument("cannot write '" + getitem.name() + "' as torch.export JSON: getitem index " +
+      throw WriteError(getitem.id(), "cannot write node '" + getitem.name() + "' as torch.export JSON: getitem index " +
                                   std::to_string(i) + " is not an output of '" + source.name() + "' (" +
                                   std::to_string(slots) + (s.names.empty() && s.form != OutputsShape::List ? " at most)" : " outputs)"));
   }
