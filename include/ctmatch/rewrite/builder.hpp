@@ -13,14 +13,16 @@
 
 namespace ctmatch {
 
-/// Fresh node names for one pass: `base` when it is free, else `base_K` with K counting up from
-/// the graph's id bound at the start of the pass. Graph::unique_name probes `base_1`, `base_2`,
-/// ... from 1 each time, which costs a probe per existing node of that op (gpt2 has 200 views)
-/// and is quadratic when a pass creates many; numbers above the id bound are almost never
-/// taken, so a name costs one or two lookups. The counters and the bases (`mm` for
-/// `aten.mm.default`) are kept per op id, and each counter keeps its next name written out,
-/// counted up digit by digit in place: naming a node formats no number and allocates nothing
-/// beyond the name it returns.
+/// Fresh node names for one pass, as torch.fx names nodes: `base` when it is free, else
+/// `base_K` for the first free K (`mm_scale_cast`, `mm_scale_cast_1`, ...; `view_201` in a graph
+/// with `view_1` to `view_200`). The first free K of a base is found once per pass by galloping
+/// and bisecting over K (`base_1`, `base_2`, `base_4`, ... then halving the gap): a dozen probes
+/// of the name index where walking from 1 would take one per existing node of that base (gpt2
+/// has 200 views), and it is exact when the taken suffixes run from 1 without a gap, as they do
+/// in graphs FX named. Later names count up from there, each checked free. The counters and the
+/// bases (`mm` for `aten.mm.default`) are kept per op id, and each counter keeps its next name
+/// written out, counted up digit by digit in place: naming a node formats no number and
+/// allocates nothing beyond the name it returns.
 class NameCounter {
  public:
   std::string fresh(const Graph& g, std::string_view base) {
@@ -81,11 +83,11 @@ class NameCounter {
    public:
     explicit Counter(std::string_view base) : base_(base) {}
     const std::string& base() const { return base_; }
-    /// `base_K` for the next K (on first use: the graph's id bound).
+    /// `base_K` for the next K (on first use: the first free K, see the class comment).
     const std::string& current(const Graph& g) {
       if (text_.empty()) {
         text_.assign(base_).push_back('_');
-        text_ += std::to_string(g.id_bound());
+        text_ += std::to_string(first_free(g));
       }
       return text_;
     }
@@ -99,6 +101,21 @@ class NameCounter {
     }
 
    private:
+    bool taken(const Graph& g, std::size_t k) const { return g.find(base_ + "_" + std::to_string(k)) != no_node; }
+    std::size_t first_free(const Graph& g) const {
+      if (!taken(g, 1)) return 1;
+      std::size_t lo = 1, hi = 2;  // lo taken; hi to be seen
+      while (taken(g, hi)) {
+        lo = hi;
+        hi *= 2;
+      }
+      while (hi - lo > 1) {  // lo taken, hi free
+        std::size_t mid = lo + (hi - lo) / 2;
+        (taken(g, mid) ? lo : hi) = mid;
+      }
+      return hi;
+    }
+
     std::string base_;
     std::string text_;  // `base_K`, K the next number; empty until first used
   };
