@@ -9,6 +9,8 @@
 // times on the GPU when it was built with CUDA (cuda_bench.cu): the table then lists the
 // choices the CUDA backend builds (cuBLAS and the instantiated cuda::mm configs).
 // `--json` prints {"choices": [{"uid": ..., "kwargs": {...}}, ...]} (and "winner" with --bench).
+#include <unistd.h>
+
 #include <cmath>
 #include <charconv>
 #include <cstdio>
@@ -120,6 +122,22 @@ std::string json_kwargs(const Kwargs& k) {
   return out + "}";
 }
 
+/// Timing on the host allocates A, B and C: a problem whose matrices would take more than half
+/// of this machine's memory is refused before anything is allocated.
+void check_fits_in_memory(const Args& a) {
+  const unsigned __int128 elements = static_cast<unsigned __int128>(a.m) * static_cast<unsigned __int128>(a.k) +
+                                     static_cast<unsigned __int128>(a.k) * static_cast<unsigned __int128>(a.n) +
+                                     static_cast<unsigned __int128>(a.m) * static_cast<unsigned __int128>(a.n);
+  const unsigned __int128 bytes = elements * static_cast<unsigned>(dtype_size(a.dtype));
+  const unsigned __int128 memory = static_cast<unsigned __int128>(::sysconf(_SC_PHYS_PAGES)) *
+                                   static_cast<unsigned __int128>(::sysconf(_SC_PAGESIZE));
+  if (bytes > memory / 2)
+    fail("--bench: the matrices of m=" + std::to_string(a.m) + ", n=" + std::to_string(a.n) + ", k=" + std::to_string(a.k) +
+             " need more than half of this machine's memory (" +
+             std::to_string(static_cast<unsigned long long>(memory >> 20)) + " MiB)",
+         1);
+}
+
 int run(const Args& args) {
   TuneOptions options;
   options.max_autotune = args.max_autotune;
@@ -158,6 +176,7 @@ int run(const Args& args) {
     }
   }
   if (args.bench && args.device == "host") {
+    check_fits_in_memory(args);
     made = make_choices(choices);
     if (made.size() != choices.size())
       fail("host kernels take f32 or bf16 inputs, not " + std::string(dtype_name(args.dtype)), 1);
