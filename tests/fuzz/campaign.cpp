@@ -5,10 +5,11 @@
 //   fuzz_campaign [--mutants N] [--seed S] FILE...
 //
 // Each FILE gets N mutants (default 1000), each one to four edits of the file: a byte changed,
-// a range deleted or repeated, two lines swapped, a number or a word replaced by one of the
-// tokens that broke readers and writers before (indexes past an op's outputs, keywords as
-// names, dtypes in the wrong slot, huge and negative numbers, quotes, brackets, non-ASCII), or
-// a node name put where another was. A bug aborts with the input; otherwise it prints, per
+// a range deleted or repeated, two lines swapped, a number replaced by another, a dtype by
+// another (mutants that still read, and so reach the writers and the drivers), a word replaced
+// by one of the tokens that broke readers and writers before (indexes past an op's outputs,
+// keywords as names, dtypes in the wrong slot, huge and negative numbers, quotes, brackets,
+// non-ASCII), or a node name put where another was. A bug aborts with the input; otherwise it prints, per
 // file, how many mutants were read and how many were refused.
 #include <cctype>
 #include <cstdio>
@@ -30,6 +31,13 @@ constexpr std::string_view tokens[] = {
     "[torch.float32]", "'float32'", "torch.ops.aten.getitem", "operator.getitem", "get_attr", "call_method",
     "placeholder", "%None", "num_users=", "\"name\": \"a b\"", "\"as_tensor\"", "\"as_int\": -1", "{}", "[]",
     "null", "true", "cpu", "cuda:0", "torch.strided", "torch.channels_last", "my_python_fn", "_tensor_constant0"};
+
+/// Values that keep a graph readable more often than not: numbers for numbers, dtypes for
+/// dtypes, so that mutants reach the writers and the drivers, not only the readers' errors.
+constexpr std::string_view numbers[] = {"0", "1", "2", "3", "-1", "-2", "64", "99", "768", "2147483648", "-9223372036854775808",
+                                        "1e-05", "0.5", "-0.0", "1e308", "inf", "nan", "True", "None"};
+constexpr std::string_view dtypes[] = {"torch.float32", "torch.float16", "torch.bfloat16", "torch.int64", "torch.bool",
+                                       "torch.float8_e4m3fn", "torch.complex64", "torch.qint8", "torch.uint8"};
 
 struct Mutator {
   std::mt19937_64 rng;
@@ -57,7 +65,7 @@ struct Mutator {
       s = std::string(tokens[below(std::size(tokens))]);
       return;
     }
-    switch (below(6)) {
+    switch (below(8)) {
       case 0: s[below(s.size())] = static_cast<char>(below(256)); break;
       case 1: {
         std::size_t at = below(s.size());
@@ -78,6 +86,26 @@ struct Mutator {
         if (be == std::string::npos) be = s.size();
         std::string la = s.substr(a + 1, ae - a - 1), lb = s.substr(b + 1, be - b - 1);
         s = s.substr(0, a + 1) + lb + s.substr(ae, b + 1 - ae) + la + s.substr(be);
+        break;
+      }
+      case 4: {  // a number replaced by another (a size, an index, a dim, a count)
+        std::vector<std::size_t> nums;
+        for (std::size_t i = 0; i < w.size(); ++i)
+          if (w[i].first + w[i].second <= s.size() && (std::isdigit(static_cast<unsigned char>(s[w[i].first])) ||
+                                                       (s[w[i].first] == '-' && w[i].second > 1)))
+            nums.push_back(i);
+        if (nums.empty()) break;
+        auto [at, n] = w[nums[below(nums.size())]];
+        s.replace(at, n, numbers[below(std::size(numbers))]);
+        break;
+      }
+      case 5: {  // a dtype replaced by another
+        std::size_t at = s.find("torch.", below(s.size()));
+        if (at == std::string::npos) at = s.find("torch.");
+        if (at == std::string::npos || s.compare(at, 10, "torch.ops.") == 0) break;
+        std::size_t end = at + 6;
+        while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_')) ++end;
+        s.replace(at, end - at, dtypes[below(std::size(dtypes))]);
         break;
       }
       default: {  // a word replaced by a token or by another word of the file

@@ -40,6 +40,9 @@ struct NodeSpec {
   /// checks once and passes the result: while it is still op's signature, creation takes the
   /// layout as it is (debug builds compare it with binding by name).
   const OpSignature* layout_fits = nullptr;
+  /// Set by a caller that made the name from parts it checked (a pass's name counter: a base
+  /// checked once, then `_K`): creation then takes it as a node name without looking again.
+  bool name_is_node_name = false;
 };
 
 class Graph {
@@ -166,7 +169,7 @@ class Graph {
   /// and the insertion, where asking find() first and then create() would do it twice.
   NodeId try_create(NodeSpec& spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
-    if (!is_node_name(spec.name))
+    if (!spec.name_is_node_name && !is_node_name(spec.name))
       throw GraphError("invalid node name " + quoted_name(spec.name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
@@ -268,10 +271,13 @@ class Graph {
       }
       journal_args(u);
       Node& un = nodes_[u];
-      // A user of `to` already is in its list; asking the user (a few arguments) instead of
-      // the list (perhaps a million users) keeps this linear in the users moved.
+      // A user of `to` already is in its list: a short list is searched, a long one (perhaps
+      // a million users) is not, the user's own few arguments are, keeping this linear in the
+      // users moved.
+      const Node::Users& to_users = nodes_[to].users_;
       bool uses_to = false;
-      for_each_input(un, [&](NodeId in) { uses_to |= in == to; });
+      if (to_users.size() <= 16) uses_to = std::find(to_users.begin(), to_users.end(), u) != to_users.end();
+      else for_each_input(un, [&](NodeId in) { uses_to |= in == to; });
       for (Value& v : un.args_) v.replace_node(from, to);
       for (Kwarg& k : un.kwargs_) k.value.replace_node(from, to);
       if (!uses_to) {
@@ -512,7 +518,7 @@ class Graph {
   /// is new, or drop_uses ran), so an input that already lists it got it in this very call, as
   /// its last user: checking the last element is enough, and costs O(1) however many users
   /// the input has.
-  void add_uses(NodeId id) {
+  [[gnu::flatten]] void add_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
       Node::Users& u = nodes_[in].users_;
       if (u.empty() || u.back() != id) {
@@ -521,25 +527,11 @@ class Graph {
       }
     });
   }
-  void drop_uses(NodeId id) {
+  [[gnu::flatten]] void drop_uses(NodeId id) {
     for_each_input(nodes_[id], [&](NodeId in) {
       Node::Users& u = nodes_[in].users_;
-      if (u.size() > indexed_users / 2) {
-        if (auto* slots = user_slots_of(in, u.size() > indexed_users)) {
-          // A long list: the user's slot is looked up, and the last user moves into it.
-          auto it = slots->find(id);
-          if (it == slots->end()) return;  // an input read twice by `id`: dropped at its first read
-          std::uint32_t i = it->second;
-          slots->erase(it);
-          if (i + std::size_t{1} != u.size()) {
-            u[i] = u.back();
-            (*slots)[u[i]] = i;
-          }
-          u.pop_back();
-          journal(Entry{Entry::UserSwapped, in, i, id});
-          if (u.size() <= indexed_users / 2) user_slots_.erase(in);
-          return;
-        }
+      if (u.size() > indexed_users / 2) [[unlikely]] {
+        if (drop_listed_user(in, id)) return;
       }
       // Search from the end: the user erased is most often a recent one, often the last
       // (then nothing needs to move).
@@ -578,9 +570,34 @@ class Graph {
   void push_user(NodeId in, NodeId user) {
     Node::Users& u = nodes_[in].users_;
     u.push_back(user);
-    if (u.size() > indexed_users / 2)  // a table may be kept down to half the threshold
-      if (UserSlots* slots = user_slots_of(in, u.size() > indexed_users))
-        (*slots)[user] = static_cast<std::uint32_t>(u.size() - 1);
+    if (u.size() > indexed_users / 2) [[unlikely]]  // a table may be kept down to half the threshold
+      note_last_user(in);
+  }
+  /// push_user's rare part, out of line so that the common one stays small enough to inline.
+  [[gnu::noinline]] void note_last_user(NodeId in) {
+    const Node::Users& u = nodes_[in].users_;
+    if (UserSlots* slots = user_slots_of(in, u.size() > indexed_users))
+      (*slots)[u.back()] = static_cast<std::uint32_t>(u.size() - 1);
+  }
+  /// drop_uses for a long list with a slot table (built first when the list is past the
+  /// threshold): the user's slot is looked up and the last user moves into it. False when
+  /// `in` has no table (the caller searches the list).
+  [[gnu::noinline]] bool drop_listed_user(NodeId in, NodeId id) {
+    Node::Users& u = nodes_[in].users_;
+    UserSlots* slots = user_slots_of(in, u.size() > indexed_users);
+    if (!slots) return false;
+    auto it = slots->find(id);
+    if (it == slots->end()) return true;  // an input read twice by `id`: dropped at its first read
+    std::uint32_t i = it->second;
+    slots->erase(it);
+    if (i + std::size_t{1} != u.size()) {
+      u[i] = u.back();
+      (*slots)[u[i]] = i;
+    }
+    u.pop_back();
+    journal(Entry{Entry::UserSwapped, in, i, id});
+    if (u.size() <= indexed_users / 2) user_slots_.erase(in);
+    return true;
   }
   /// Takes back push_user's last append.
   void pop_user(NodeId in) {

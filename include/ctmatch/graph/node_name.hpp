@@ -4,36 +4,56 @@
 // as `None` or `True` would read back as the literal. Both readers refuse other names, and
 // Graph::create too, so that every graph ctmatch holds can be written and read back.
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
 namespace ctmatch {
 
-/// Python's keywords (`keyword.kwlist`): never a node name.
-inline constexpr std::string_view python_keywords[] = {
-    "False", "None",   "True",    "and",      "as",   "assert", "async",  "await",    "break",
-    "class", "continue", "def",   "del",      "elif", "else",   "except", "finally",  "for",
-    "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield"};
+/// Whether `s` is one of Python's keywords (`keyword.kwlist`): never a node name. By length
+/// first, so that a name costs a compare or two (a pass names every node it creates).
+constexpr bool is_python_keyword(std::string_view s) {
+  auto any = [&](std::initializer_list<std::string_view> ks) {
+    for (std::string_view k : ks)
+      if (s == k) return true;
+    return false;
+  };
+  switch (s.size()) {
+    case 2: return any({"as", "if", "in", "is", "or"});
+    case 3: return any({"and", "def", "del", "for", "not", "try"});
+    case 4: return any({"None", "True", "elif", "else", "from", "pass", "with"});
+    case 5: return any({"False", "async", "await", "break", "class", "raise", "while", "yield"});
+    case 6: return any({"assert", "except", "global", "import", "lambda", "return"});
+    case 7: return s == "finally";
+    case 8: return any({"continue", "nonlocal"});
+    default: return false;
+  }
+}
 
 /// Whether `s` is an ASCII Python identifier: [A-Za-z_][A-Za-z0-9_]* (an argument's name, which
 /// a schema may spell like a keyword: `random_.from(Tensor self, int from, ...)`).
+namespace detail {
+struct IdentifierChars {
+  bool in[256] = {};
+  constexpr IdentifierChars() {
+    for (int c = 'a'; c <= 'z'; ++c) in[c] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) in[c] = true;
+    for (int c = '0'; c <= '9'; ++c) in[c] = true;
+    in[static_cast<unsigned char>('_')] = true;
+  }
+};
+inline constexpr IdentifierChars identifier_chars{};
+}  // namespace detail
+
 constexpr bool is_identifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!letter(s[0])) return false;
-  for (char c : s)
-    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  bool ok = true;  // no early exit: names are short, and a branch-free loop is cheaper
+  for (char c : s) ok &= detail::identifier_chars.in[static_cast<unsigned char>(c)];
+  return ok;
 }
 
 /// Whether `s` is an ASCII Python identifier that is not a keyword.
-constexpr bool is_node_name(std::string_view s) {
-  if (!is_identifier(s)) return false;
-  for (std::string_view k : python_keywords)
-    if (s == k) return false;
-  return true;
-}
+constexpr bool is_node_name(std::string_view s) { return is_identifier(s) && !is_python_keyword(s); }
 
 /// `s` quoted for an error message, its control and non-ASCII bytes as `\xHH`, so that a
 /// message about a bad name stays one printable line.

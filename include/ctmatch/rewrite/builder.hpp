@@ -3,6 +3,8 @@
 // match (as Inductor's `graph.inserting_before(root)` does), in creation order, and gets a
 // fresh FX-style name (`addmm`, `addmm_1`, ...). The builder remembers what it created, so the
 // driver can count nodes added, carry metadata over and check the new nodes.
+#include <charconv>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +47,7 @@ class NameCounter {
   /// the counter moves on exactly as fresh_for would have moved it, then the error goes on.
   NodeId create_for(Graph& g, NodeSpec& spec, NodeId before) {
     PerOp& p = per_op(spec.op);
+    spec.name_is_node_name = p.base_is_node_name;  // and so is every `base_K`
     if (!holds_base(g, p)) {
       spec.name = p.base;
       if (NodeId id = g.try_create(spec, before); id != no_node) {
@@ -101,7 +104,16 @@ class NameCounter {
     }
 
    private:
-    bool taken(const Graph& g, std::size_t k) const { return g.find(base_ + "_" + std::to_string(k)) != no_node; }
+    /// Whether `base_K` is taken; the name is formatted on the stack (bases are short).
+    bool taken(const Graph& g, std::size_t k) const {
+      char buf[96];
+      if (base_.size() + 22 > sizeof buf) return g.find(base_ + "_" + std::to_string(k)) != no_node;
+      std::memcpy(buf, base_.data(), base_.size());
+      buf[base_.size()] = '_';
+      auto [end, ec] = std::to_chars(buf + base_.size() + 1, buf + sizeof buf, k);
+      (void)ec;
+      return g.find(std::string_view(buf, static_cast<std::size_t>(end - buf))) != no_node;
+    }
     std::size_t first_free(const Graph& g) const {
       if (!taken(g, 1)) return 1;
       std::size_t lo = 1, hi = 2;  // lo taken; hi to be seen
@@ -124,6 +136,7 @@ class NameCounter {
     std::string_view base;    // base_of(op): a view of the op registry's name
     std::size_t counter;
     NodeId holder = no_node;  // the live node last found named `base`
+    bool base_is_node_name = false;
   };
   /// A pass creates nodes of a handful of ops and bases: short lists searched linearly beat
   /// tables (an op-indexed one would be allocated and cleared for every pass; a hash map
@@ -139,7 +152,7 @@ class NameCounter {
       if (q.op == op) return q;
     std::string_view base = base_of(op);
     std::size_t index = static_cast<std::size_t>(&counter(base) - counters_.data());
-    return per_op_.emplace_back(PerOp{op, base, index});
+    return per_op_.emplace_back(PerOp{op, base, index, no_node, is_node_name(base)});
   }
   /// Whether the base name is known to be taken. The node found holding it holds it while it
   /// is live (names do not change and live names are unique): checking that it is live, and
