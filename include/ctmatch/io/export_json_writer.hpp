@@ -17,9 +17,11 @@
 //   placeholder a user input.
 // Throws WriteError (a std::invalid_argument naming the node) for what the format cannot hold:
 // a dtype or layout without a serde number, a list no serde argument holds (of dtypes, or mixing
-// tensors and strings), get_attr / call_method / call_module nodes, and what FX text carries that
-// the format has no field for (placeholder defaults and targets, type annotations), which a
-// round trip through JSON would otherwise drop. Every graph it writes reads back the same.
+// tensors and strings), a symbol spelled like a node's name, get_attr / call_method /
+// call_module nodes, and what FX text carries that the format has no field for or would move
+// (placeholder defaults and targets, type annotations, a placeholder after other nodes, a
+// getitem apart from its op: check_representable), which a round trip through JSON would
+// otherwise drop or change. Every graph it writes reads back the same.
 #include <simdjson.h>
 
 #include <algorithm>
