@@ -20,7 +20,8 @@
 // that existing node, as in permute(permute(x)) -> x).
 //
 // Checked at compile time, with readable static_asserts: a placeholder or slot the pattern
-// never binds; `_` in a replacement; forward_kwargs from a name that is not a node, or of an
+// never binds; `_` in a replacement; an op call that leaves out a required argument (keyword-
+// only ones included) and forwards none; forward_kwargs from a name that is not a node, or of an
 // argument the new op's schema lacks. The op calls themselves get the pattern layer's checks
 // (keyword names, arity, slot types against the schema).
 #include <boost/mp11/algorithm.hpp>
@@ -232,6 +233,11 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
   // schema order, names set first), with no array of optional values in between.
   constexpr std::uint64_t mask = given_mask<A...>;
   using layout = call_layout<OpT, mask>;
+  // Known now, not when every match rolls back: a node of this op needs all its required
+  // arguments, keyword-only ones too, unless forwarded kwargs may bring them.
+  static_assert(layout::complete || !std::is_same_v<std::decay_t<Fwd>, no_forward>,
+                "ctmatch: a replacement's op call leaves out a required argument of the op's schema "
+                "(a keyword-only one too): give it, or take it from the matched node with forward_kwargs");
   constexpr std::size_t num_args = layout::num_args, num_positional = layout::num_positional;
   constexpr std::uint64_t positional_bits = layout::positional_bits;
   constexpr std::size_t last_positional = layout::last_positional;
