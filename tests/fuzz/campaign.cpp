@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <ctmatch/files.hpp>
+
 #include "pipeline.hpp"
 
 namespace {
@@ -126,20 +128,6 @@ struct Mutator {
   }
 };
 
-std::string read(const char* path) {
-  std::FILE* f = std::fopen(path, "rb");
-  if (!f) {
-    std::fprintf(stderr, "fuzz_campaign: cannot open %s\n", path);
-    std::exit(2);
-  }
-  std::string s;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-  std::fclose(f);
-  return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,7 +146,13 @@ int main(int argc, char** argv) {
   }
   std::size_t total = 0;
   for (const char* path : files) {
-    const std::string original = read(path);
+    std::string original;
+    try {
+      original = ctmatch::read_file(path);
+    } catch (const ctmatch::FileError& e) {
+      std::fprintf(stderr, "fuzz_campaign: %s\n", e.what());
+      return 2;
+    }
     fuzz::check_input(original);  // the seed itself
     const auto w = Mutator::words(original);
     Mutator m{std::mt19937_64(seed ^ std::hash<std::string>{}(path))};
