@@ -14,6 +14,11 @@ struct fixed_string {
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit on purpose ("x" as an argument)
     for (std::size_t i = 0; i < N; ++i) data[i] = s[i];
   }
+  /// From a compile-time view of N - 1 characters (a name inside a parsed schema, to put it
+  /// into a type, as an error type names its culprit).
+  constexpr explicit fixed_string(std::string_view s) {
+    for (std::size_t i = 0; i + 1 < N && i < s.size(); ++i) data[i] = s[i];
+  }
   [[nodiscard]] constexpr std::string_view view() const { return {data, N - 1}; }
   [[nodiscard]] constexpr std::size_t size() const { return N - 1; }
   constexpr operator std::string_view() const { return view(); }  // NOLINT

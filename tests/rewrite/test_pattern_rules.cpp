@@ -94,6 +94,38 @@ TEST_CASE("forward_kwargs: all written kwargs of the root, or some, or of a name
   }
 }
 
+TEST_CASE("forward_kwargs counts and describes a kwarg it drops because the new op has no such argument") {
+  // The new op has no `x`: a node that writes its input by keyword loses that kwarg (the
+  // pattern's "a" and "b" carry the inputs). Where the matched op is not known at compile
+  // time (alternatives), every kwarg the new op lacks is such a drop.
+  constexpr auto rule = rewrite<"fwd">(scale_cast(aten::mm("a"_x, "b"_x).users<1>(), "dtype"_kw = _),
+                                       forward_kwargs(mm_scale_cast, "a"_x, "b"_x));
+  Seed s = seed(false);
+  NodeId mm = s.g[s.sc].arg(0)->node();
+  s.g.set_args(s.sc, {}, {{"x", Value(NodeRef{mm})}, {"dtype", Value(ScalarType::Half)}});
+  PassStats st = sweep(s.g, rule_set(rule));
+  REQUIRE(st.rules[0].matches == 1);
+  CHECK(st.rules[0].kwargs_dropped == 1);
+  CHECK(st.rules[0].first_drop == "scale_cast: kwarg 'x' dropped: seedlib.mm_scale_cast.default has no such argument");
+  NodeId r = result(s.g);
+  REQUIRE(s.g[r].kwargs().size() == 1);
+  CHECK(s.g[r].kwargs()[0].name == "dtype");
+
+  constexpr auto relu_cast = op<"fwdtest::relu_cast(Tensor x, *, ScalarType dtype, int bits=8) -> Tensor">;
+  constexpr auto either = rewrite<"either">(
+      scale_cast(aten::mm("a"_x, "b"_x).users<1>(), "dtype"_kw = _) | relu_cast(aten::mm("a"_x, "b"_x).users<1>(), "dtype"_kw = _),
+      forward_kwargs(mm_scale_cast, "a"_x, "b"_x));
+  Graph g;
+  NodeId x = g.placeholder("x"), w = g.placeholder("w");
+  NodeId m2 = g.call(A("aten.mm.default"), {NodeRef{x}, NodeRef{w}});
+  NodeId rc = g.call(relu_cast.id(), {NodeRef{m2}}, {{"dtype", Value(ScalarType::Half)}, {"bits", Value(std::int64_t{4})}});
+  g.output({NodeRef{rc}});
+  PassStats st2 = sweep(g, rule_set(either));
+  REQUIRE(st2.rules[0].matches == 1);
+  CHECK(st2.rules[0].kwargs_dropped == 1);
+  CHECK(st2.rules[0].first_drop == "relu_cast: kwarg 'bits' dropped: seedlib.mm_scale_cast.default has no such argument");
+}
+
 TEST_CASE("callback: the typed match and a builder") {
   std::vector<std::string> seen;
   auto rule = rewrite<"cb">(seed_pattern, [&seen](const auto& m, RewriteBuilder& b) -> NodeId {

@@ -191,6 +191,7 @@ inline std::string report_text(const RewriteReport& r, const Graph& g) {
     for (const std::string& n : names) out += " " + n;
     if (s.refused) out += " (" + std::to_string(s.refused) + " refused by safety checks)";
     if (s.failed) out += " (" + std::to_string(s.failed) + " failed: " + s.first_error + ")";
+    if (s.kwargs_dropped) out += " (" + std::to_string(s.kwargs_dropped) + " kwarg(s) dropped; first: " + s.first_drop + ")";
     out += "\n";
   }
   if (r.stats.cap_hit) out += "  stopped at the cap of " + std::to_string(r.stats.cap) + " rewrites\n";

@@ -185,6 +185,7 @@ class Graph {
     Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, std::move(spec.name),
                                   std::move(spec.target), std::move(spec.args), std::move(spec.kwargs), where);
     call_ops_.push_back(spec.kind == NodeKind::CallFunction ? spec.op : no_op);
+    if (!sig && spec.kind == NodeKind::CallFunction) note_unbound(spec.op);
     mutating_ += is_mutating(n);
     link(id, before);
     ++live_;
@@ -248,6 +249,7 @@ class Graph {
     n.kwargs_ = std::move(kwargs);
     n.arg_where_ = where;
     n.signature_ = sig;
+    if (!sig && n.kind_ == NodeKind::CallFunction) note_unbound(n.op_);
     mutating_ += is_mutating(n);
     add_uses(id);
   }
@@ -341,14 +343,49 @@ class Graph {
     return erased;
   }
 
-  /// Re-resolves every node's arguments against its op's signature; call after registering
-  /// schemas for ops that were read without one.
-  void rebind_signatures() {
-    mutating_ = 0;
+  /// Whether every node is bound to its op's current signature. A node made while its op had
+  /// no signature (a graph read before `op<"mylib::f(...)">` registered the schema) is not,
+  /// once the signature exists. O(1): the graph remembers the registry's count of signatures
+  /// when it last made or bound such a node.
+  bool binding_current() const {
+    return !may_have_unbound_ || unbound_checked_at_ == OpRegistry::global().signatures_set();
+  }
+  /// Binds the nodes made before their op's signature was known to it, so that the order of
+  /// reading a graph and registering its ops' schemas does not matter. The pass drivers call it
+  /// on entry and on exit; O(1) when binding_current(). Throws GraphError, naming the node,
+  /// when a node's arguments do not fit the signature registered since; nothing changes then.
+  void bind_late() {
+    if (binding_current()) return;
+    const std::uint64_t at = OpRegistry::global().signatures_set();
+    struct Late {
+      NodeId id;
+      const OpSignature* sig;
+      Node::ArgWhere where;
+    };
+    std::vector<Late> late;
+    bool still_unbound = false;
     for (Node& n : nodes()) {
-      n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);
-      mutating_ += is_mutating(n);  // a schema may say now that the op writes
+      if (n.kind_ != NodeKind::CallFunction || n.signature_) continue;
+      if (!OpRegistry::global().signature(n.op_)) {
+        still_unbound = true;
+        continue;
+      }
+      Late l{n.id_, nullptr, {}};
+      try {
+        l.sig = bind(n.kind_, n.op_, n.args_, n.kwargs_, l.where);
+      } catch (const GraphError& e) {
+        throw GraphError("node " + n.name_ + " does not fit the schema registered for its op since it was made: " + e.what());
+      }
+      late.push_back(std::move(l));
     }
+    for (Late& l : late) {  // nothing below throws
+      Node& n = nodes_[l.id];
+      n.signature_ = l.sig;
+      n.arg_where_ = std::move(l.where);
+      mutating_ += is_mutating(n);  // the schema may say that the op writes
+    }
+    may_have_unbound_ = still_unbound;
+    unbound_checked_at_ = at;
   }
 
   /// A name no live node has: `base`, else `base_1`, `base_2`, ... (as FX names nodes). A
@@ -657,6 +694,15 @@ class Graph {
   }
 
   /// num_mutating() loses `n` (erased, undone, or about to get other arguments).
+  /// A call_function node was made without a signature: binding_current() must look again
+  /// once one is set. Also when it was set just after bind() looked (another thread).
+  void note_unbound(OpId op) {
+    if (!may_have_unbound_) {
+      may_have_unbound_ = true;
+      unbound_checked_at_ = OpRegistry::global().signatures_set();
+    }
+    if (OpRegistry::global().signature(op)) unbound_checked_at_ = ~std::uint64_t{0};
+  }
   void uncount_mutating(const Node& n) {
     if (mutating_ != 0) mutating_ -= is_mutating(n);  // none counted: nothing to look at
   }
@@ -736,6 +782,8 @@ class Graph {
   std::vector<OpId> call_ops_;  // live_call_ops()
   std::size_t mutating_ = 0;     // num_mutating()
   bool ids_in_order_ = true;
+  bool may_have_unbound_ = false;           // binding_current()
+  std::uint64_t unbound_checked_at_ = 0;   // the registry's signatures_set() then
   bool journaling_ = false;
   std::vector<Entry> journal_;
   std::vector<SavedArgs> saved_args_;

@@ -96,8 +96,12 @@ class OpRegistry {
     signatures_.push_back(std::make_unique<OpSignature>(std::move(sig)));
     e.signature = signatures_.back().get();
     if (id < fast_ops) fast_signatures_[id].store(e.signature, std::memory_order_release);
+    signatures_set_.fetch_add(1, std::memory_order_release);
     return true;
   }
+  /// How many signatures have been set so far: a graph whose nodes were made before some op's
+  /// signature was known compares it with the count it last bound at (Graph::bind_late).
+  std::uint64_t signatures_set() const { return signatures_set_.load(std::memory_order_acquire); }
   std::size_t size() const {
     std::lock_guard lock(mutex_);
     return entries_.size();
@@ -116,6 +120,7 @@ class OpRegistry {
   std::deque<Entry> entries_;  // deque: names stay put while more ops are interned
   std::unordered_map<std::string, OpId> ids_;
   std::vector<std::unique_ptr<OpSignature>> signatures_;
+  std::atomic<std::uint64_t> signatures_set_{0};
 };
 
 inline OpId intern_op(std::string_view name) { return OpRegistry::global().intern(name); }

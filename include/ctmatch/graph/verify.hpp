@@ -85,7 +85,8 @@ inline void verify(const Graph& g) {
         if (input_of[listers[e]] != id) fail(g[listers[e]].name() + " lists " + n.name() + " as a user, which does not use it");
     // The schema binding is current.
     if (n.kind() == NodeKind::CallFunction && n.signature() != OpRegistry::global().signature(n.op()))
-      fail(n.name() + " is not bound to its op's signature");
+      fail(n.name() + " is not bound to its op's signature" +
+           (n.signature() ? std::string() : " (registered after the node was made: call Graph::bind_late())"));
     mutating += is_mutating(n);
     prev = id;
   }

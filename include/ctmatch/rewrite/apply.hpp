@@ -225,6 +225,10 @@ template <Rule R>
   st.nodes_added += added;
   st.nodes_removed += live_before + added - g.size();
   ++st.matches;
+  if (b.dropped_kwargs() != 0) [[unlikely]] {
+    if (st.kwargs_dropped == 0) st.first_drop = b.first_drop();
+    st.kwargs_dropped += b.dropped_kwargs();
+  }
   if (cx.options.record_roots) {
     // A rule that fires usually fires again: room for 32 roots at once, not 1, 2, 4, ...
     if (st.roots.capacity() == 0) st.roots.reserve(32);

@@ -211,6 +211,17 @@ class RewriteBuilder {
 
   std::span<const NodeId> created() const { return created_; }
 
+  /// A kwarg of a matched node that the new op's schema has no parameter for, so the
+  /// replacement leaves it out (forward_kwargs where the source op is not known at compile
+  /// time, or an argument written by keyword): counted in RuleStats::kwargs_dropped, the first
+  /// one described in RuleStats::first_drop, once the rewrite commits.
+  void note_dropped_kwarg(const Node& from, std::string_view kwarg, std::string_view new_op) {
+    if (dropped_kwargs_++ == 0)
+      first_drop_ = from.name() + ": kwarg '" + std::string(kwarg) + "' dropped: " + std::string(new_op) + " has no such argument";
+  }
+  std::size_t dropped_kwargs() const { return dropped_kwargs_; }
+  const std::string& first_drop() const { return first_drop_; }
+
   /// Removes every node this builder created, newest first (Graph::remove_newest): the graph
   /// is as before the replacement ran. Valid while the nodes are still the newest and unused
   /// outside what the builder made, i.e. before the root's uses are redirected.
@@ -224,6 +235,8 @@ class RewriteBuilder {
   NodeId root_;
   NameCounter& names_;
   std::vector<NodeId>& created_;
+  std::size_t dropped_kwargs_ = 0;
+  std::string first_drop_;
 };
 
 }  // namespace ctmatch

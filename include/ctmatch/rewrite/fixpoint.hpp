@@ -27,6 +27,7 @@ inline constexpr std::size_t revisit_users_up_to = 16;
 
 template <class Set>
 PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
+  g.bind_late();  // nodes read before their op's schema was registered
   PassStats stats;
   init_rule_stats(set, stats);
   stats.nodes_before = g.size();
@@ -80,6 +81,7 @@ PassStats fixpoint(Graph& g, const Set& set, const PassOptions& options = {}) {
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.nodes_after = g.size();
+  g.bind_late();  // ops whose schemas a rule registered on first use during the pass
   if (options.verify_after_pass) verify(g);
   return stats;
 }

@@ -122,6 +122,56 @@ template <class OpT, class Name>
 constexpr bool schema_has() {
   return OpT::schema.find(Name::value) >= 0;
 }
+
+/// The op of the pattern's node named Label (void: the root), where the pattern spells it out
+/// as a tree of op calls; void when it cannot be known at compile time (an alternative).
+template <class E, class Label>
+struct op_of_named {
+  using type = void;
+};
+template <class E, class Label>
+using op_of_named_t = typename op_of_named<E, Label>::type;
+template <class OpT, class Opts, class L, class... A, class Label>
+struct op_of_named<pattern::Call<OpT, Opts, L, A...>, Label> {
+  using type = std::conditional_t<
+      std::is_same_v<L, Label>, OpT,
+      mp::mp_front<mp::mp_push_back<mp::mp_remove<mp::mp_list<op_of_named_t<typename A::elem, Label>...>, void>, void>>>;
+};
+template <class OpT, class Opts, class L, class... A>
+struct op_of_named<pattern::Call<OpT, Opts, L, A...>, void> {
+  using type = OpT;
+};
+
+/// The first keyword-only argument of Src's schema that Dst's schema lacks, or -1: what a
+/// forward_kwargs from a node of Src to a call of Dst would drop.
+template <class Src, class Dst>
+constexpr int first_undeliverable_kwarg() {
+  for (std::size_t i = 0; i < Src::schema.num_args; ++i)
+    if (Src::schema.args[i].kwarg_only && Dst::schema.find(Src::schema.args[i].name) < 0) return static_cast<int>(i);
+  return -1;
+}
+template <class Src, int I>
+inline constexpr auto schema_arg_name = fixed_string<Src::schema.args[I].name.size() + 1>(Src::schema.args[I].name);
+
+/// The error of a forward_kwargs that would drop a kwarg; the type names it (Kwarg).
+template <fixed_string Kwarg>
+struct forward_kwargs_would_drop {
+  static_assert(Kwarg.size() == 0,
+                "ctmatch: forward_kwargs: the matched op has this keyword-only argument and the new op's schema "
+                "does not, so a value written for it would be dropped; name the kwargs to forward "
+                "(forward_kwargs<\"node\", \"kwarg\"...>)");
+  static constexpr bool ok = false;
+};
+template <class Src, class Dst>
+constexpr bool check_forwardable() {
+  if constexpr (std::is_void_v<Src>) {
+    return true;  // not known at compile time: drops are counted (RuleStats::kwargs_dropped)
+  } else {
+    constexpr int i = first_undeliverable_kwarg<Src, Dst>();
+    if constexpr (i < 0) return true;
+    else return forward_kwargs_would_drop<schema_arg_name<Src, i>>::ok;
+  }
+}
 }  // namespace replacement_detail
 
 /// The call `op(args...)` of a forward_kwargs: like a pattern call, except that required
@@ -168,10 +218,12 @@ template <class P, class E, class M>
 Value build_value(const E& e, RewriteBuilder& b, const M& m);
 
 /// Kwargs of `src` to forward: written ones, that the target schema has, not given already.
+/// One the target's schema lacks is dropped and counted (the builder's dropped_kwargs()).
 template <class OpT, class... Only>
-void forward_from(const Node& src, std::uint64_t given, std::vector<Kwarg>& kwargs) {
+void forward_from(const Node& src, std::uint64_t given, std::vector<Kwarg>& kwargs, RewriteBuilder& b) {
   auto take = [&](std::string_view name, const Value& v) {
     int i = OpT::schema.find(name);
+    if (i < 0) b.note_dropped_kwarg(src, name, OpT::name());
     if (i < 0 || ((given >> i) & 1u)) return;
     for (const Kwarg& k : kwargs)
       if (k.name == name) return;
@@ -306,8 +358,10 @@ NodeId build_forward(const ForwardKwargs<From, C, Only...>& f, RewriteBuilder& b
     src = m.template get<name_string<From>::value>();
   }
   using OpT = typename call_traits<C>::op_type;
+  if constexpr (sizeof...(Only) == 0)
+    static_assert(check_forwardable<op_of_named_t<P, From>, OpT>());
   return build_call<P>(f.call, b, m, [&](std::uint64_t given, std::vector<Kwarg>& kwargs) {
-    forward_from<OpT, Only...>(b.graph()[src], given, kwargs);
+    forward_from<OpT, Only...>(b.graph()[src], given, kwargs, b);
   });
 }
 

@@ -22,6 +22,8 @@ struct RuleStats {
   std::size_t failed = 0;         // declined or threw during the rewrite: rolled back
   std::vector<NodeId> roots;      // the root of every applied match, in application order
   std::string first_error;        // message of the first failure, if any
+  std::size_t kwargs_dropped = 0; // kwargs of matched nodes that a replacement left out: the new op has no such argument
+  std::string first_drop;         // which node and kwarg, the first time
 
   void merge(const RuleStats& o) {
     matches += o.matches;
@@ -31,6 +33,8 @@ struct RuleStats {
     failed += o.failed;
     roots.insert(roots.end(), o.roots.begin(), o.roots.end());
     if (first_error.empty()) first_error = o.first_error;
+    kwargs_dropped += o.kwargs_dropped;
+    if (first_drop.empty()) first_drop = o.first_drop;
   }
 };
 
