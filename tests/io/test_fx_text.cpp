@@ -316,3 +316,28 @@ TEST_CASE("the op's schema decides how a bare word reads: str, Device or symboli
   CHECK(full.arg("layout")->is_none());  // omitted: its default
   CHECK(!full.arg_written(static_cast<std::size_t>(full.signature()->find("layout"))));
 }
+
+TEST_CASE("FX text of torch before 2.1 ([#users=N]) reads as the same graph and writes back in its spelling") {
+  std::string old_text = read_test_data("mlp_torch113.make_fx.fx.txt");
+  REQUIRE(old_text.find("[#users=") != std::string::npos);
+  Graph old_g = io::read_fx_text(old_text);
+  verify(old_g);
+  CHECK(io::write_fx_text(old_g) == old_text);
+  // The same graph in today's spelling: equal, and written in today's spelling.
+  std::string new_text = old_text;
+  for (std::size_t at; (at = new_text.find("[#users=")) != std::string::npos;) new_text.replace(at, 8, "[num_users=");
+  Graph new_g = io::read_fx_text(new_text);
+  CHECK(io::write_fx_text(new_g) == new_text);
+  REQUIRE(old_g.annotations.size() == 1);  // the spelling, and nothing else
+  CHECK(old_g.annotations[0].value == "[#users=");
+  old_g.annotations.clear();
+  check_same_graph(old_g, new_g);
+  // A type annotation before the old spelling, on the first node too.
+  Graph typed = io::read_fx_text("graph():\n    %x : torch.Tensor [#users=1] = placeholder[target=x]\n    return (x,)");
+  CHECK(io::write_fx_text(typed) == "graph():\n    %x : torch.Tensor [#users=1] = placeholder[target=x]\n    return (x,)");
+  // One graph, one spelling: the second is refused at its position.
+  CHECK_THROWS_WITH(io::read_fx_text("graph():\n    %x : [#users=1] = placeholder[target=x]\n"
+                                     "    %y : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\n"
+                                     "    return (y,)"),
+                    doctest::Contains("<input>:3:10: error: expected '[#users=N]'"));
+}

@@ -13,8 +13,7 @@
 #include <ctmatch/graph/graph.hpp>
 #include <ctmatch/io/fx_text.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/bench_rules.hpp>
-#include <ctmatch/rewrite/default_rules.hpp>
+#include <ctmatch/rules/builtin.hpp>
 
 #include <map>
 #include <stdexcept>
@@ -26,6 +25,9 @@
 namespace ctmatch_opt {
 
 using namespace ctmatch;
+using rules::all_rules;
+using rules::check_mode;
+using rules::select_rules;
 
 struct RewriteOptions {
   std::string rules;    // empty: no rewriting
@@ -41,45 +43,6 @@ struct RewriteReport {
   std::map<std::string, std::vector<std::string>> roots;
   std::unordered_set<NodeId> created;  // live nodes the pass created (DOT highlights them)
 };
-
-/// Both built-in sets in one: the default rules, then the bench rules.
-inline auto all_rules() { return concat(rules::default_rules(), rules::bench_rules()); }
-inline constexpr std::size_t default_rule_count = decltype(rules::default_rules())::size;
-
-/// Applies --rules to the combined set; throws std::invalid_argument naming unknown rules.
-template <class Set>
-void select_rules(Set& set, std::string_view spec) {
-  for (std::size_t i = 0; i < Set::size; ++i) set.set_enabled(i, false);
-  std::vector<std::string> unknown;
-  std::size_t start = 0;
-  while (start <= spec.size()) {
-    std::size_t comma = spec.find(',', start);
-    std::string_view tok = spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    start = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
-    if (tok.empty()) continue;
-    bool found = false;
-    for (std::size_t i = 0; i < Set::size; ++i) {
-      bool in_default = i < default_rule_count;
-      if ((tok == "default" && in_default) || (tok == "bench" && !in_default) || set.name(i) == tok) {
-        set.set_enabled(i, true);
-        found = true;
-      }
-    }
-    if (!found) unknown.emplace_back(tok);
-  }
-  if (!unknown.empty()) {
-    std::string msg = "--rules: unknown rule";
-    for (const std::string& u : unknown) msg += " '" + u + "'";
-    msg += " (known: bench, default";
-    for (const std::string& n : set.names()) msg += ", " + n;
-    throw std::invalid_argument(msg + ")");
-  }
-}
-
-inline void check_mode(std::string_view mode) {
-  if (mode != "sweep" && mode != "fixpoint")
-    throw std::invalid_argument("--mode: unknown mode '" + std::string(mode) + "' (expected sweep or fixpoint)");
-}
 
 /// Explanations for --explain, as text (the selected rules, or all when none are selected).
 inline std::string explain_node(Graph& g, const RewriteOptions& o) {

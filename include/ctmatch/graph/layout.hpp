@@ -1,5 +1,6 @@
 #pragma once
 // Layout and MemoryFormat: how a tensor's elements are arranged, numbered as c10 numbers them.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -9,6 +10,9 @@ namespace ctmatch {
 enum class Layout : std::uint8_t { Strided = 0, Sparse, SparseCsr, Mkldnn, SparseCsc, SparseBsr, SparseBsc, Jagged };
 
 enum class MemoryFormat : std::uint8_t { Contiguous = 0, Preserve, ChannelsLast, ChannelsLast3d };
+
+inline constexpr std::size_t layout_count = 8;
+inline constexpr std::size_t memory_format_count = 4;
 
 /// The name after `torch.` as FX prints it: `strided`, `sparse_coo`, ...
 constexpr std::string_view torch_name(Layout l) {

@@ -240,16 +240,27 @@ class Reader {
     // A duplicate name is found when the node is made (Graph::try_create's one probe of the
     // name index), and reported here, at the name.
     expect(" : ", "' : ' after the node name");
-    // An optional type annotation, then [num_users=N].
+    // An optional type annotation, then [num_users=N] (torch before 2.1: [#users=N]; the
+    // first node's spelling is the graph's, and the writer writes it back).
     std::string_view type;
-    if (!starts_with("[num_users=")) {
-      std::string_view rest = rest_of_line();
-      auto at = rest.find(" [num_users=");
-      if (at == std::string_view::npos || at == 0) fail_at(p_, "expected '[num_users=N]'");
-      type = rest.substr(0, at);
-      p_ += at + 1;
+    if (!starts_with(users_.key)) {
+      if (!users_known_ && starts_with(old_users.key)) {
+        users_ = old_users;
+      } else {
+        std::string_view rest = rest_of_line();
+        auto at = rest.find(users_.key);
+        if (!users_known_ && at == std::string_view::npos && (at = rest.find(old_users.key)) != std::string_view::npos)
+          users_ = old_users;
+        if (at == std::string_view::npos || at < 2 || rest[at - 1] != ' ') fail_at(p_, std::string("expected ") + users_.what);
+        type = rest.substr(0, at - 1);
+        p_ += at;
+      }
     }
-    expect("[num_users=", "'[num_users=N]'");
+    if (!users_known_) {
+      users_known_ = true;
+      if (users_.key == old_users.key) g_.annotations.push_back({"fx.users_key", std::string(old_users.key)});
+    }
+    expect(users_.key, users_.what);
     const char* users_at = p_;
     std::uint64_t users = 0;
     {
@@ -258,7 +269,7 @@ class Reader {
       p_ = q;
     }
     expect("]", "']' after the number of users");
-    expect(" = ", "' = ' after '[num_users=N]'");
+    expect(" = ", "' = ' after the number of users");
     const char* kind_at = p_;
     std::string_view kind_text = identifier("a node kind (placeholder, get_attr, call_function, ...)");
     NodeSpec spec;
@@ -630,6 +641,14 @@ class Reader {
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
   std::vector<ExpectedUsers> expected_users_;
   OpId getitem_ = no_op;
+  struct UsersSpelling {
+    std::string_view key;
+    const char* what;
+  };
+  static constexpr UsersSpelling new_users{"[num_users=", "'[num_users=N]'"};
+  static constexpr UsersSpelling old_users{"[#users=", "'[#users=N]'"};
+  UsersSpelling users_ = new_users;
+  bool users_known_ = false;
 };
 
 }  // namespace fx::detail

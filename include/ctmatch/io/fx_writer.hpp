@@ -53,7 +53,8 @@ inline void append_arg(std::string& out, const Value& v, const Graph& g, SlotHin
   append_value(out, v, &g, ValueStyle::Args);
 }
 
-inline void append_node(std::string& out, const Graph& g, const Node& n) {
+/// `users_key`: "[num_users=" (torch 2.1 on) or "[#users=", as the graph was read.
+inline void append_node(std::string& out, const Graph& g, const Node& n, std::string_view users_key) {
   if (n.kind() == NodeKind::Output) {
     out += "return ";
     if (n.args().empty()) {
@@ -70,7 +71,7 @@ inline void append_node(std::string& out, const Graph& g, const Node& n) {
     out += t;
     out += ' ';
   }
-  out += "[num_users=";
+  out += users_key;
   out += std::to_string(n.num_users());
   out += "] = ";
   out += kind_name(n.kind());
@@ -125,9 +126,11 @@ inline std::string write_fx_text(const Graph& g) {
     out += t;
   }
   out += ':';
+  std::string_view users_key = fx::detail::annotation(g.annotations, "fx.users_key");
+  if (users_key.empty()) users_key = "[num_users=";
   for (const Node& n : g.nodes()) {
     out += "\n    ";
-    fx::detail::append_node(out, g, n);
+    fx::detail::append_node(out, g, n, users_key);
   }
   return out;
 }

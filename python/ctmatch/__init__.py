@@ -1,0 +1,68 @@
+"""ctmatch in Python: compile-time patterns (written in C++) run as a pass on torch.fx graphs.
+
+    import ctmatch
+    stats = ctmatch.apply(gm.graph, rules="bench", mode="sweep")   # edits the graph in place
+    g = ctmatch.Graph.from_fx(gm.graph); print(g)                  # ctmatch's view of it
+
+Importing ctmatch registers no pattern and imports no torch: the rules are compiled in, and
+torch is imported on the first conversion.
+"""
+from ._ctmatch import Graph, GraphError, __version__
+from . import _ctmatch
+
+__all__ = ["Graph", "GraphError", "apply", "__version__"]
+
+
+def _fx_graph(g):
+    """The torch.fx.Graph of a GraphModule, or the graph itself."""
+    return getattr(g, "graph", g)
+
+
+def apply(graph, rules="bench", mode="sweep"):
+    """Runs ctmatch's rules on a torch.fx.Graph (or GraphModule) and edits it in place.
+
+    rules: "bench", "default", or rule names, comma-separated. mode: "sweep" (one pass, as
+    Inductor's PatternMatcherPass) or "fixpoint". New nodes are inserted where the rewrite put
+    them, under the names ctmatch gave them; uses are redirected and dead nodes erased. Where
+    the graph's nodes carry fake tensors (meta['val'], as under torch.compile), each new node
+    gets its own by running its op in that fake mode.
+
+    Returns the statistics ctmatch-opt --stats-json prints (matches, roots, hist_after,
+    time_s, ...) plus convert_s and write_back_s. On an error (a node kind or value ctmatch
+    cannot hold, an op torch does not know) raises, and the graph is as it was.
+    """
+    g = _fx_graph(graph)
+    stats, created = _ctmatch.apply_to_fx(g, rules, mode)
+    _propagate_fake_values(created)
+    return stats
+
+
+def _propagate_fake_values(nodes):
+    """meta['val'] for each new node, by running its op on its inputs' fake values."""
+    if not nodes:
+        return
+    import torch
+    from torch.fx import Node
+    from torch.utils._pytree import tree_map
+
+    for node in nodes:
+        fake_mode = None
+        missing = False
+
+        def value_of(a):
+            nonlocal fake_mode, missing
+            if not isinstance(a, Node):
+                return a
+            v = a.meta.get("val")
+            if v is None:
+                missing = True
+            elif fake_mode is None:
+                fake_mode = getattr(v, "fake_mode", None)
+            return v
+
+        args = tree_map(value_of, node.args)
+        kwargs = tree_map(value_of, node.kwargs)
+        if missing or fake_mode is None:
+            continue  # no fake tensors here (e.g. a make_fx graph): nothing to propagate
+        with fake_mode:
+            node.meta["val"] = node.target(*args, **kwargs)

@@ -1,0 +1,40 @@
+"""ctmatch's rules as an Inductor custom graph pass.
+
+    import torch, ctmatch.inductor
+    torch._inductor.config.post_grad_custom_post_pass = ctmatch.inductor.Pass(rules="bench")
+    compiled = torch.compile(model)
+
+uuid() changes with the library's version, its build (a hash of the compiled module) and the
+rule set, so that Inductor's FX graph cache never reuses a graph another pass produced.
+"""
+import functools
+import hashlib
+
+from . import _ctmatch, apply
+
+try:  # torch 2.4 and later
+    from torch._inductor.custom_graph_pass import CustomGraphPass as _Base
+except Exception:  # older torch, or none: a plain callable
+    _Base = object
+
+
+@functools.lru_cache(maxsize=None)
+def _build_hash():
+    with open(_ctmatch.__file__, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Pass(_Base):
+    """Runs ctmatch.apply(graph, rules, mode) on the graphs Inductor hands it."""
+
+    def __init__(self, rules="bench", mode="sweep"):
+        self.rules = rules
+        self.mode = mode
+        self.last_stats = None
+
+    def __call__(self, graph):
+        self.last_stats = apply(graph, rules=self.rules, mode=self.mode)
+
+    def uuid(self):
+        key = "|".join([_ctmatch.__version__, _build_hash(), str(self.rules), self.mode])
+        return hashlib.sha256(key.encode()).hexdigest()

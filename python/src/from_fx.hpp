@@ -1,0 +1,173 @@
+#pragma once
+// torch.fx.Graph -> ctmatch::Graph, in memory. Every node kind FX has but call_method and
+// call_module (refused: their meaning lives in Python objects ctmatch cannot see), every value
+// kind of torch_values.hpp, targets spelled as str(graph) spells them (so the result equals
+// the FX-text reader's graph of str(graph)), an OpOverload's schema taken from op._schema when
+// ctmatch has none, and tensor metadata (dtype, shape) from meta['val'] or meta['tensor_meta'].
+// The same checks as the FX-text reader: arguments against the schema, getitem indices.
+#include <ctmatch/io/fx_syntax.hpp>
+#include <ctmatch/schema/registry.hpp>
+#include <ctmatch/schema/value_fits.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "torch_values.hpp"
+
+namespace ctmatch::python {
+
+/// What converting an fx.Graph leaves for writing the pass's result back into it.
+struct FxGraph {
+  Graph graph;
+  std::vector<py::object> fx_nodes;                        // by NodeId: the fx.Node it came from
+  std::unordered_map<OpId, py::object> targets;            // the Python target of each op seen
+  std::unordered_map<std::string, py::object> symints;     // SymInts seen, by their text
+};
+
+/// A conversion error: becomes a Python exception (ValueError, TypeError for a value kind).
+struct FromFxError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+/// The op of a call_function target, with its spelling as FX prints it; schemas registered
+/// from op._schema for an OpOverload ctmatch does not know. Cached per target object.
+struct Targets {
+  struct Info {
+    OpId op;
+    std::string spelled;  // kept on the node when FX spells it unlike ctmatch's writer
+    const schema::FunctionSchema* schema;
+    std::size_t num_returns;  // of the schema; 0: unknown
+  };
+  std::unordered_map<PyObject*, Info> by_object;
+
+  const Info& of(py::handle node, py::handle target) {
+    auto it = by_object.find(target.ptr());
+    if (it != by_object.end()) return it->second;
+    std::string spelled = py::str(node.attr("_pretty_print_target")(target));
+    std::string_view name = io::fx::op_name_of_target(spelled);
+    OpId op = intern_op(name);
+    const schema::FunctionSchema* sch = io::fx::schema_of(op);
+    if (!sch && py::hasattr(target, "_schema")) {
+      std::string text = py::str(target.attr("_schema"));
+      try {
+        schema::register_schema(text);
+      } catch (const std::exception& e) {
+        throw FromFxError("the schema of " + spelled + " does not parse: " + e.what());
+      }
+      sch = schema::find_schema(op);
+    }
+    Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(), sch, sch ? sch->num_returns : 0};
+    return by_object.emplace(target.ptr(), std::move(info)).first->second;
+  }
+};
+
+inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
+  if (!PyDict_Check(meta.ptr())) return;
+  PyObject* val = PyDict_GetItemString(meta.ptr(), "val");
+  if (!val) val = PyDict_GetItemString(meta.ptr(), "tensor_meta");
+  if (!val || val == Py_None) return;
+  py::handle v(val);
+  if (!py::hasattr(v, "dtype") || !py::hasattr(v, "shape")) return;  // a tuple of outputs, a SymInt, ...
+  py::object dtype = v.attr("dtype");
+  auto dt = t.dtypes.find(dtype.ptr());
+  if (dt != t.dtypes.end()) n.meta.dtype = dt->second;
+  std::vector<Value> shape;
+  auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's shape"); };
+  for (py::handle d : v.attr("shape")) shape.push_back(to_value(d, t, no_node, symints));
+  n.meta.shape = std::move(shape);
+}
+
+}  // namespace detail
+
+/// Converts `fx_graph` (a torch.fx.Graph). Throws FromFxError or UnsupportedValue, naming
+/// the node; the fx graph is only read.
+inline FxGraph from_fx(py::handle fx_graph) {
+  const Torch& t = Torch::get();
+  io::fx::ensure_schemas();
+  FxGraph out;
+  Graph& g = out.graph;
+  if (t.old_users_spelling) g.annotations.push_back({"fx.users_key", "[#users="});
+  std::unordered_map<PyObject*, NodeId> ids;
+  detail::Targets targets;
+  static const py::str s_op("op"), s_name("name"), s_target("target"), s_args("args"), s_kwargs("kwargs"),
+      s_meta("meta");
+  for (py::handle node : fx_graph.attr("nodes")) {
+    std::string name = py::str(node.attr(s_name));
+    std::string op = py::str(node.attr(s_op));
+    auto fail = [&](const std::string& why) -> FromFxError { return FromFxError("node " + name + ": " + why); };
+    auto node_id = [&](py::handle ref) -> NodeId {
+      auto it = ids.find(ref.ptr());
+      if (it == ids.end())
+        throw UnsupportedValue("a reference to node " + std::string(py::str(ref.attr(s_name))) +
+                               ", which is not an earlier node of this graph");
+      return it->second;
+    };
+    NodeSpec spec;
+    spec.name = name;
+    py::object target = node.attr(s_target);
+    const detail::Targets::Info* info = nullptr;
+    if (op == "placeholder") spec.kind = NodeKind::Placeholder;
+    else if (op == "get_attr") spec.kind = NodeKind::GetAttr;
+    else if (op == "output") spec.kind = NodeKind::Output;
+    else if (op == "call_function") spec.kind = NodeKind::CallFunction;
+    else
+      throw fail(op + " nodes are not supported: ctmatch matches ATen-level graphs (trace with make_fx, "
+                 "torch.export or torch.compile's aot graphs, which call functions only)");
+    if (spec.kind == NodeKind::CallFunction) {
+      info = &targets.of(node, target);
+      spec.op = info->op;
+      spec.target = info->spelled;
+      if (!out.targets.count(info->op)) out.targets.emplace(info->op, target);
+    } else {
+      if (!PyUnicode_Check(target.ptr())) throw fail("the target of a " + op + " node is not a string");
+      spec.target = py::str(target);
+    }
+    try {
+      py::tuple args = node.attr(s_args);
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        spec.args.push_back(to_value(args[i], t, node_id, out.symints));
+        if (info && info->schema && i < info->schema->num_args &&
+            !schema::value_fits(info->schema->args[i].type, spec.args.back()))
+          throw fail(schema::misfit_message(op_name(spec.op), info->schema->args[i].name,
+                                            info->schema->args[i].type, spec.args.back()));
+      }
+      py::dict kwargs = node.attr(s_kwargs);
+      for (auto [k, v] : kwargs) {
+        Kwarg kw{std::string(py::str(k)), to_value(v, t, node_id, out.symints)};
+        if (info && info->schema) {
+          int p = info->schema->find(kw.name);
+          if (p >= 0 && !schema::value_fits(info->schema->args[p].type, kw.value))
+            throw fail(schema::misfit_message(op_name(spec.op), kw.name, info->schema->args[p].type, kw.value));
+        }
+        spec.kwargs.push_back(std::move(kw));
+      }
+    } catch (const UnsupportedValue& e) {
+      throw UnsupportedValue("node " + name + ": " + e.what());
+    }
+    // getitem of a producer whose number of outputs is known: the index must be in range
+    if (spec.kind == NodeKind::CallFunction && op_name(spec.op) == "operator.getitem" && spec.args.size() == 2 &&
+        spec.args[0].is_node()) {
+      const Node& producer = g[spec.args[0].node()];
+      const auto* ps = producer.kind() == NodeKind::CallFunction ? io::fx::schema_of(producer.op()) : nullptr;
+      const std::int64_t* i = spec.args[1].get_if<std::int64_t>();
+      if (ps && ps->num_returns > 1 && i && (*i < 0 || static_cast<std::size_t>(*i) >= ps->num_returns))
+        throw fail("getitem index " + std::to_string(*i) + " of " + producer.name() + ", which has " +
+                   std::to_string(ps->num_returns) + " outputs");
+    }
+    NodeId id;
+    try {
+      id = g.create(std::move(spec));
+    } catch (const GraphError& e) {
+      throw fail(e.what());
+    }
+    detail::read_meta(g[id], node.attr(s_meta), t, out.symints);
+    ids.emplace(node.ptr(), id);
+    out.fx_nodes.push_back(py::reinterpret_borrow<py::object>(node));
+  }
+  return out;
+}
+
+}  // namespace ctmatch::python

@@ -1,0 +1,164 @@
+#pragma once
+// Values between torch.fx and ctmatch: a Python object an FX node carries (an fx.Node, a
+// number, None, a string, torch.dtype / device / layout / memory_format, a list or tuple of
+// these, a SymInt) to a ctmatch::Value, and back. The torch objects are looked up once per
+// process and compared by identity, so converting a node costs a few type checks.
+#include <pybind11/pybind11.h>
+
+#include <ctmatch/graph.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ctmatch::python {
+
+namespace py = pybind11;
+
+/// The torch objects the conversions compare against, imported on first use (not at import
+/// of ctmatch: `import ctmatch` does not import torch).
+struct Torch {
+  py::module_ torch, ops;
+  py::object node_type, dtype_type, device_type, layout_type, memory_format_type, symint_type;
+  std::unordered_map<PyObject*, ScalarType> dtypes;
+  std::unordered_map<PyObject*, Layout> layouts;
+  std::unordered_map<PyObject*, MemoryFormat> memory_formats;
+  std::vector<py::object> dtype_objects, layout_objects, memory_format_objects;  // by enum value
+  bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
+
+  static Torch& get() {
+    static Torch* t = new Torch();  // never destroyed: Python objects outlive no interpreter
+    return *t;
+  }
+
+ private:
+  Torch() {
+    torch = py::module_::import("torch");
+    ops = torch.attr("ops");
+    node_type = py::module_::import("torch.fx").attr("Node");
+    dtype_type = torch.attr("dtype");
+    device_type = torch.attr("device");
+    layout_type = torch.attr("layout");
+    memory_format_type = torch.attr("memory_format");
+    symint_type = py::getattr(torch, "SymInt", py::none());
+    for (std::size_t i = 0; i < scalar_type_count; ++i) {
+      py::object o = py::getattr(torch, py::str(std::string(torch_name(static_cast<ScalarType>(i)))), py::none());
+      dtype_objects.push_back(o);
+      if (!o.is_none()) dtypes.emplace(o.ptr(), static_cast<ScalarType>(i));
+    }
+    for (std::size_t i = 0; i < layout_count; ++i) {
+      py::object o = py::getattr(torch, py::str(std::string(torch_name(static_cast<Layout>(i)))), py::none());
+      layout_objects.push_back(o);
+      if (!o.is_none()) layouts.emplace(o.ptr(), static_cast<Layout>(i));
+    }
+    for (std::size_t i = 0; i < memory_format_count; ++i) {
+      py::object o = py::getattr(torch, py::str(std::string(torch_name(static_cast<MemoryFormat>(i)))), py::none());
+      memory_format_objects.push_back(o);
+      if (!o.is_none()) memory_formats.emplace(o.ptr(), static_cast<MemoryFormat>(i));
+    }
+    std::string version = py::str(torch.attr("__version__"));
+    int major = std::atoi(version.c_str());
+    int minor = version.find('.') == std::string::npos ? 0 : std::atoi(version.c_str() + version.find('.') + 1);
+    old_users_spelling = major < 2 || (major == 2 && minor < 1);
+  }
+};
+
+/// Thrown for a value ctmatch cannot hold: becomes a Python TypeError naming the node.
+struct UnsupportedValue : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A Python object of an FX node's args as a Value. `node_id` maps an fx.Node to its id and
+/// throws for a node of another graph; `symints` keeps each SymInt seen, by its text, to give
+/// it back on writing.
+template <class NodeId>
+Value to_value(py::handle h, const Torch& t, NodeId&& node_id, std::unordered_map<std::string, py::object>& symints) {
+  PyObject* o = h.ptr();
+  if (o == Py_None) return Value();
+  if (PyBool_Check(o)) return Value(o == Py_True);
+  if (PyLong_CheckExact(o) || (PyLong_Check(o) && !PyBool_Check(o))) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) throw UnsupportedValue("an int beyond 64 bits: " + std::string(py::repr(h)));
+    return Value(static_cast<std::int64_t>(v));
+  }
+  if (PyFloat_Check(o)) return Value(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) return Value(std::string(py::str(h)));
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  if (type == t.node_type.ptr()) return Value(NodeRef{node_id(h)});
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    std::vector<Value> items;
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+    items.reserve(seq.size());
+    for (py::handle item : seq) items.push_back(to_value(item, t, node_id, symints));
+    return PyTuple_Check(o) ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+  }
+  if (type == t.dtype_type.ptr()) {
+    auto it = t.dtypes.find(o);
+    if (it == t.dtypes.end()) throw UnsupportedValue("a dtype ctmatch does not know: " + std::string(py::str(h)));
+    return Value(it->second);
+  }
+  if (type == t.device_type.ptr()) {
+    std::string s = py::str(h);
+    auto d = parse_device(s);
+    if (!d) throw UnsupportedValue("a device ctmatch does not know: " + s);
+    return Value(*d);
+  }
+  if (type == t.layout_type.ptr()) {
+    auto it = t.layouts.find(o);
+    if (it == t.layouts.end()) throw UnsupportedValue("a layout ctmatch does not know: " + std::string(py::str(h)));
+    return Value(it->second);
+  }
+  if (type == t.memory_format_type.ptr()) {
+    auto it = t.memory_formats.find(o);
+    if (it == t.memory_formats.end())
+      throw UnsupportedValue("a memory format ctmatch does not know: " + std::string(py::str(h)));
+    return Value(it->second);
+  }
+  if (!t.symint_type.is_none() && type == t.symint_type.ptr()) {
+    std::string expr = py::str(h);
+    symints.emplace(expr, py::reinterpret_borrow<py::object>(h));
+    return Value(SymInt{expr});
+  }
+  throw UnsupportedValue("a value of type " + std::string(py::str(py::type::handle_of(h).attr("__qualname__"))) +
+                         " (" + std::string(py::repr(h)) + ")");
+}
+
+/// A Value as the Python object FX would carry; `node_object(id)` gives the fx.Node of an id.
+template <class NodeObject>
+py::object to_python(const Value& v, const Torch& t, NodeObject&& node_object,
+                     const std::unordered_map<std::string, py::object>& symints) {
+  switch (v.kind()) {
+    case Value::Kind::None: return py::none();
+    case Value::Kind::Bool: return py::bool_(*v.get_if<bool>());
+    case Value::Kind::Int: return py::int_(*v.get_if<std::int64_t>());
+    case Value::Kind::Double: return py::float_(*v.get_if<double>());
+    case Value::Kind::String: return py::str(*v.get_if<std::string>());
+    case Value::Kind::ScalarType: return t.dtype_objects.at(static_cast<std::size_t>(*v.get_if<ScalarType>()));
+    case Value::Kind::Layout: return t.layout_objects.at(static_cast<std::size_t>(*v.get_if<Layout>()));
+    case Value::Kind::MemoryFormat:
+      return t.memory_format_objects.at(static_cast<std::size_t>(*v.get_if<MemoryFormat>()));
+    case Value::Kind::Device: return t.device_type(to_string(*v.get_if<Device>()));
+    case Value::Kind::Node: return node_object(v.node());
+    case Value::Kind::SymInt: {
+      auto it = symints.find(v.get_if<SymInt>()->expr);
+      if (it == symints.end()) throw UnsupportedValue("a symbolic int the graph did not carry: " + v.get_if<SymInt>()->expr);
+      return it->second;
+    }
+    case Value::Kind::List: {
+      const List& l = *v.get_if<List>();
+      if (l.tuple) {
+        py::tuple out(l.items.size());
+        for (std::size_t i = 0; i < l.items.size(); ++i) out[i] = to_python(l.items[i], t, node_object, symints);
+        return out;
+      }
+      py::list out(l.items.size());
+      for (std::size_t i = 0; i < l.items.size(); ++i) out[i] = to_python(l.items[i], t, node_object, symints);
+      return out;
+    }
+  }
+  throw UnsupportedValue("a value of unknown kind");
+}
+
+}  // namespace ctmatch::python

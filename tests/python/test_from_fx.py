@@ -1,0 +1,86 @@
+"""Graph.from_fx: every node kind and value kind, equal to the FX-text reader's graph of
+str(graph), tensor metadata, and clear errors for what ctmatch cannot hold."""
+import operator
+import unittest
+
+import torch
+
+import ctmatch
+import graphs
+
+
+class FromFx(unittest.TestCase):
+    def test_traced_graphs_equal_the_text_readers_graph(self):
+        for name, (gm, _) in graphs.traced().items():
+            with self.subTest(graph=name):
+                converted = ctmatch.Graph.from_fx(gm.graph)
+                converted.verify()
+                read = ctmatch.Graph.parse(str(gm.graph))
+                self.assertEqual(str(converted), str(read))
+                self.assertEqual(str(converted), str(gm.graph))  # FX's own text, byte for byte
+                self.assertEqual(len(converted), len(list(gm.graph.nodes)))
+
+    def test_every_value_kind(self):
+        g = graphs.every_value_kind()
+        converted = ctmatch.Graph.from_fx(g)
+        converted.verify()
+        self.assertEqual(str(converted), str(ctmatch.Graph.parse(str(g))))
+        text = str(converted)
+        for piece in ["dtype: torch.bfloat16", "layout: torch.strided", "device: cpu", "pin_memory: False",
+                      "memory_format: torch.contiguous_format", "-inf, inf", "None, 0.5", "approximate: tanh",
+                      "[%gelu_default, %clamp_default_1, %x]", "nan", str(-(2 ** 62)), "torch.channels_last",
+                      "operator.getitem", "return (getitem, (empty, [x, None]))"]:
+            self.assertIn(piece, text)
+
+    def test_metadata_from_tensor_meta(self):
+        gm, _ = graphs.traced()["mm_add"]
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        self.assertEqual(converted.meta("mm"), ("float32", ["4", "6"]))
+        casts, _ = graphs.traced()["casts"]
+        self.assertEqual(ctmatch.Graph.from_fx(casts.graph).meta("_to_copy"), ("float16", ["4", "6"]))
+
+    def test_custom_op_schema_comes_from_torch(self):
+        gm, _ = graphs.traced()["custom_op"]
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        self.assertIn("torch.ops.ctmatch_test.my_custom_op.default", str(converted))
+        self.assertIn("dtype: torch.float64, flag: True", str(converted))
+
+    def test_call_module_is_refused_by_name(self):
+        gm = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.Linear(3, 3)))
+        before = str(gm.graph)
+        with self.assertRaisesRegex(ValueError, r"node _0: call_module nodes are not supported"):
+            ctmatch.Graph.from_fx(gm.graph)
+        self.assertEqual(str(gm.graph), before)
+
+    def test_call_method_is_refused(self):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        g.output(g.call_method("relu", (x,)))
+        with self.assertRaisesRegex(ValueError, r"node relu: call_method"):
+            ctmatch.Graph.from_fx(g)
+
+    def test_unknown_value_type_is_a_type_error_naming_the_node(self):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        g.output(g.call_function(torch.ops.aten.add.Tensor, (x, object())))
+        with self.assertRaisesRegex(TypeError, r"node add_tensor: a value of type object"):
+            ctmatch.Graph.from_fx(g)
+
+    def test_argument_kind_checked_against_the_schema(self):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        g.output(g.call_function(torch.ops.aten._to_copy.default, (x,), {"dtype": "float32"}))
+        with self.assertRaisesRegex(ValueError, r"node _to_copy_default: aten._to_copy.default: argument 'dtype' is ScalarType\?, got str"):
+            ctmatch.Graph.from_fx(g)
+
+    def test_getitem_index_out_of_range(self):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        mx = g.call_function(torch.ops.aten.max.dim, (x, 0))
+        g.output(g.call_function(operator.getitem, (mx, 2)))
+        with self.assertRaisesRegex(ValueError, r"node getitem: getitem index 2 of max_dim, which has 2 outputs"):
+            ctmatch.Graph.from_fx(g)
+
+
+if __name__ == "__main__":
+    unittest.main()
