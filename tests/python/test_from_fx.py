@@ -29,7 +29,7 @@ class FromFx(unittest.TestCase):
         for piece in ["dtype: torch.bfloat16", "layout: torch.strided", "device: cpu", "pin_memory: False",
                       "memory_format: torch.contiguous_format", "-inf, inf", "None, 0.5", "approximate: tanh",
                       "[%gelu_default, %clamp_default_1, %x]", "nan", str(-(2 ** 62)), "torch.channels_last",
-                      "operator.getitem", "return (getitem, (empty, [x, None]))"]:
+                      "operator.getitem", "return (getitem, (empty_memory_format, [x, None]))"]:
             self.assertIn(piece, text)
 
     def test_metadata_from_tensor_meta(self):
