@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Builds and runs every test: first with g++ (Release, CUDA parts compiled when nvcc is
-# found), then again with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer.
+# found, the Python package and its tests with Debian's python3 and python3-torch), then again
+# with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Tests labelled `cuda` need a GPU and are left out here (the label exactly: `cuda_plan` tests
 # run); run them with `ctest -L "^cuda$"`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps.sh
+CTMATCH_DEPS_PYTHON=1 source scripts/deps.sh
 jobs=$(nproc)
 
 echo "== g++ build and tests"
 # CTMATCH_CUDA=AUTO given, not taken from the cache: a build/ configured otherwise before (by
 # hand, or by an older first command) still compiles the CUDA parts where nvcc is.
-cmake --preset default -G Ninja -DCTMATCH_CUDA=AUTO >/dev/null
+cmake --preset default -G Ninja -DCTMATCH_CUDA=AUTO -DCTMATCH_PYTHON=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build -LE "^cuda$" -j "$jobs" --output-on-failure
 

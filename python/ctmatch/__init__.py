@@ -7,10 +7,10 @@
 Importing ctmatch registers no pattern and imports no torch: the rules are compiled in, and
 torch is imported on the first conversion.
 """
-from ._ctmatch import Graph, GraphError, __version__
+from ._ctmatch import Graph, __version__
 from . import _ctmatch
 
-__all__ = ["Graph", "GraphError", "apply", "__version__"]
+__all__ = ["Graph", "apply", "__version__"]
 
 
 def _fx_graph(g):
@@ -21,7 +21,8 @@ def _fx_graph(g):
 def apply(graph, rules="bench", mode="sweep"):
     """Runs ctmatch's rules on a torch.fx.Graph (or GraphModule) and edits it in place.
 
-    rules: "bench", "default", or rule names, comma-separated. mode: "sweep" (one pass, as
+    rules: "bench", "default", or built-in rule names, comma-separated; or the `rules` of a
+    module built with ctmatch_add_python_rules (rules written in C++). mode: "sweep" (one pass, as
     Inductor's PatternMatcherPass) or "fixpoint". New nodes are inserted where the rewrite put
     them, under the names ctmatch gave them; uses are redirected and dead nodes erased. Where
     the graph's nodes carry fake tensors (meta['val'], as under torch.compile), each new node
@@ -32,7 +33,10 @@ def apply(graph, rules="bench", mode="sweep"):
     cannot hold, an op torch does not know) raises, and the graph is as it was.
     """
     g = _fx_graph(graph)
-    stats, created = _ctmatch.apply_to_fx(g, rules, mode)
+    if isinstance(rules, str):
+        stats, created = _ctmatch.apply_builtin(g, rules, mode)
+    else:
+        stats, created = rules._apply_to_fx(g, mode)
     _propagate_fake_values(created)
     return stats
 

@@ -4,8 +4,8 @@
     torch._inductor.config.post_grad_custom_post_pass = ctmatch.inductor.Pass(rules="bench")
     compiled = torch.compile(model)
 
-uuid() changes with the library's version, its build (a hash of the compiled module) and the
-rule set, so that Inductor's FX graph cache never reuses a graph another pass produced.
+uuid() changes with the library's version, its build (a hash of the compiled module), the
+rule set (and, for rules compiled by a user, a hash of their module), so that Inductor's FX graph cache never reuses a graph another pass produced.
 """
 import functools
 import hashlib
@@ -19,8 +19,15 @@ except Exception:  # older torch, or none: a plain callable
 
 
 @functools.lru_cache(maxsize=None)
-def _build_hash():
-    with open(_ctmatch.__file__, "rb") as f:
+def _file_hash(module_name):
+    """A hash of a compiled module's file: it changes with every build."""
+    import sys
+
+    module = sys.modules.get(module_name)
+    path = getattr(module, "__file__", None)
+    if not path:
+        return ""
+    with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 
 
@@ -36,5 +43,7 @@ class Pass(_Base):
         self.last_stats = apply(graph, rules=self.rules, mode=self.mode)
 
     def uuid(self):
-        key = "|".join([_ctmatch.__version__, _build_hash(), str(self.rules), self.mode])
+        rules = self.rules if isinstance(self.rules, str) else self.rules.cache_key() + "|" + _file_hash(
+            type(self.rules).__module__)
+        key = "|".join([_ctmatch.__version__, _file_hash(_ctmatch.__name__), rules, self.mode])
         return hashlib.sha256(key.encode()).hexdigest()

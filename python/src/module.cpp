@@ -1,105 +1,39 @@
-// ctmatch._ctmatch: the compiled half of the Python package (python/ctmatch/ is the other).
-// Graph (from_fx, parse, str), and the pass on a torch.fx.Graph with the result written back.
+// ctmatch._ctmatch: the compiled half of the Python package (python/ctmatch/ is the other):
+// Graph (from_fx, parse, str, ...) and the built-in rule sets run on a torch.fx.Graph.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <ctmatch/io.hpp>
+#include <ctmatch/python/apply.hpp>
 #include <ctmatch/rules/builtin.hpp>
 #include <ctmatch/version.hpp>
 
-#include <chrono>
-#include <map>
-
-#include "from_fx.hpp"
-#include "write_back.hpp"
-
 namespace py = pybind11;
 using namespace ctmatch;
-using ctmatch::python::FxGraph;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// The statistics ctmatch-opt --stats-json prints, as a dict.
-py::dict stats_dict(const PassStats& st, const Graph& g) {
-  py::dict d;
-  py::dict matches, roots, hist;
-  for (const auto& [rule, n] : st.matches()) matches[py::str(rule)] = n;
-  for (const auto& [rule, names] : st.root_names(g)) roots[py::str(rule)] = names;
-  std::map<std::string, std::size_t> h;
-  for (const Node& n : g.nodes())
-    if (n.kind() == NodeKind::CallFunction) ++h[std::string(op_name(n.op()))];
-  for (const auto& [op, n] : h) hist[py::str(op)] = n;
-  d["matches"] = matches;
-  d["roots"] = roots;
-  d["hist_after"] = hist;
-  d["time_s"] = st.seconds;
-  d["nodes_before"] = st.nodes_before;
-  d["nodes_after"] = st.nodes_after;
-  std::size_t dropped = 0;
-  for (const RuleStats& r : st.rules) dropped += r.kwargs_dropped;
-  d["kwargs_dropped"] = dropped;
-  return d;
-}
-
-/// Runs the built-in rules named `rules` on g with the driver `mode`.
-PassStats run_builtin(Graph& g, const std::string& rules, const std::string& mode) {
-  auto set = rules::all_rules();
-  rules::select_rules(set, rules);
-  return rules::run_pass(g, set, mode);
-}
-
-/// ctmatch.apply's compiled part: convert, run, write back. Returns (stats, new fx nodes).
-py::tuple apply_to_fx(py::handle fx_graph, const std::string& rules, const std::string& mode) {
-  auto t0 = std::chrono::steady_clock::now();
-  FxGraph fx = python::from_fx(fx_graph);
-  double convert_s = seconds_since(t0);
-  Graph before = fx.graph;
-  PassStats st = run_builtin(fx.graph, rules, mode);
-  auto t1 = std::chrono::steady_clock::now();
-  std::vector<py::object> made;
-  if (st.total_matches() != 0) made = python::write_back(fx_graph, fx, before);
-  py::dict d = stats_dict(st, fx.graph);
-  d["convert_s"] = convert_s;
-  d["write_back_s"] = seconds_since(t1);
-  return py::make_tuple(d, made);
-}
-
-}  // namespace
 
 PYBIND11_MODULE(_ctmatch, m) {
   m.doc() = "ctmatch: compile-time patterns matched against torch.fx graphs";
   m.attr("__version__") = std::string(ctmatch::version);
-
-  static py::exception<GraphError> graph_error(m, "GraphError", PyExc_ValueError);
+  python::register_exception_translators();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const python::UnsupportedValue& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const python::FromFxError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const io::ParseError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const GraphError& e) {
-      graph_error(e.what());
     }
   });
 
   py::class_<Graph>(m, "Graph", "A ctmatch graph: nodes with typed arguments and tensor metadata")
       .def_static(
           "from_fx", [](py::handle fx_graph) { return std::move(python::from_fx(fx_graph).graph); },
-          py::arg("fx_graph"), "Converts a torch.fx.Graph (read only)")
+          py::arg("fx_graph"), "Converts a torch.fx.Graph (which is only read)")
       .def_static(
           "parse", [](const std::string& text, const std::string& file) { return io::read_graph(text, file); },
           py::arg("text"), py::arg("file") = "<string>", "Reads FX text or torch.export JSON")
-      .def("__str__", [](const Graph& g) { return io::write_fx_text(g); })
+      .def("__str__", [](const Graph& g) { return io::write_fx_text(g); }, "FX text, as ctmatch-opt --emit fx")
       .def("__len__", &Graph::size)
-      .def("to_json", [](const Graph& g) { return io::write_export_json(g); })
-      .def("verify", [](const Graph& g) { verify(g); })
+      .def("to_json", [](const Graph& g) { return io::write_export_json(g); }, "torch.export JSON")
+      .def("verify", [](const Graph& g) { verify(g); }, "Checks the graph's invariants (raises ValueError)")
       .def("node_names", [](const Graph& g) {
         std::vector<std::string> names;
         for (const Node& n : g.nodes()) names.push_back(n.name());
@@ -107,15 +41,15 @@ PYBIND11_MODULE(_ctmatch, m) {
       })
       .def(
           "meta",
-          [](const Graph& g, const std::string& name) -> py::object {
+          [](const Graph& g, const std::string& name) {
             NodeId id = g.find(name);
             if (id == no_node) throw py::key_error(name);
-            const TensorMeta& m = g[id].meta;
-            py::object dtype = m.dtype ? py::object(py::str(std::string(torch_name(*m.dtype)))) : py::none();
+            const TensorMeta& meta = g[id].meta;
+            py::object dtype = meta.dtype ? py::object(py::str(std::string(torch_name(*meta.dtype)))) : py::none();
             py::object shape = py::none();
-            if (m.shape) {
+            if (meta.shape) {
               py::list s;
-              for (const Value& v : *m.shape) s.append(py::str(to_string(v, &g)));
+              for (const Value& v : *meta.shape) s.append(py::str(to_string(v, &g)));
               shape = s;
             }
             return py::make_tuple(dtype, shape);
@@ -124,10 +58,19 @@ PYBIND11_MODULE(_ctmatch, m) {
       .def(
           "apply",
           [](Graph& g, const std::string& rules, const std::string& mode) {
-            PassStats st = run_builtin(g, rules, mode);
-            return stats_dict(st, g);
+            auto set = rules::all_rules();
+            rules::select_rules(set, rules);
+            return python::stats_dict(rules::run_pass(g, set, mode), g);
           },
           py::arg("rules") = "bench", py::arg("mode") = "sweep", "Runs built-in rules on this graph");
 
-  m.def("apply_to_fx", &apply_to_fx, py::arg("fx_graph"), py::arg("rules"), py::arg("mode"));
+  m.def(
+      "apply_builtin",
+      [](py::handle fx_graph, const std::string& rules, const std::string& mode) {
+        auto set = rules::all_rules();
+        rules::select_rules(set, rules);
+        return python::apply_to_fx(fx_graph, set, mode);
+      },
+      py::arg("fx_graph"), py::arg("rules"), py::arg("mode"));
+  m.def("builtin_rule_names", [] { return rules::all_rules().names(); });
 }

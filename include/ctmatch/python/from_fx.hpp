@@ -5,9 +5,9 @@
 // the FX-text reader's graph of str(graph)), an OpOverload's schema taken from op._schema when
 // ctmatch has none, and tensor metadata (dtype, shape) from meta['val'] or meta['tensor_meta'].
 // The same checks as the FX-text reader: arguments against the schema, getitem indices.
-#include <ctmatch/io/fx_syntax.hpp>
-#include <ctmatch/schema/registry.hpp>
-#include <ctmatch/schema/value_fits.hpp>
+#include "../io/fx_syntax.hpp"
+#include "../schema/registry.hpp"
+#include "../schema/value_fits.hpp"
 
 #include <string>
 #include <unordered_map>

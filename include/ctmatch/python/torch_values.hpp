@@ -5,7 +5,7 @@
 // process and compared by identity, so converting a node costs a few type checks.
 #include <pybind11/pybind11.h>
 
-#include <ctmatch/graph.hpp>
+#include "../graph.hpp"
 
 #include <stdexcept>
 #include <string>

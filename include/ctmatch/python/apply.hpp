@@ -1,0 +1,81 @@
+#pragma once
+// A rule set run on a torch.fx.Graph: convert (from_fx), run the pass, write the result back
+// (write_back), with the statistics ctmatch-opt --stats-json prints plus the conversion and
+// write-back times. One template for the built-in sets and for a user's compiled rules
+// (rule_set_module.hpp).
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "../rewrite/fixpoint.hpp"
+#include "../rewrite/sweep.hpp"
+#include "write_back.hpp"
+
+namespace ctmatch::python {
+
+/// The statistics ctmatch-opt --stats-json prints, as a dict.
+inline py::dict stats_dict(const PassStats& st, const Graph& g) {
+  py::dict d, matches, roots, hist;
+  for (const auto& [rule, n] : st.matches()) matches[py::str(rule)] = n;
+  for (const auto& [rule, names] : st.root_names(g)) {
+    py::list l;
+    for (const std::string& s : names) l.append(py::str(s));
+    roots[py::str(rule)] = l;
+  }
+  std::map<std::string, std::size_t> h;
+  for (const Node& n : g.nodes())
+    if (n.kind() == NodeKind::CallFunction) ++h[std::string(op_name(n.op()))];
+  for (const auto& [op, n] : h) hist[py::str(op)] = n;
+  std::size_t dropped = 0;
+  for (const RuleStats& r : st.rules) dropped += r.kwargs_dropped;
+  d["matches"] = matches;
+  d["roots"] = roots;
+  d["hist_after"] = hist;
+  d["time_s"] = st.seconds;
+  d["nodes_before"] = st.nodes_before;
+  d["nodes_after"] = st.nodes_after;
+  d["kwargs_dropped"] = dropped;
+  return d;
+}
+
+/// Runs `set` with the driver called `mode` ("sweep" or "fixpoint") on `fx_graph` and writes
+/// the result back. Returns (stats, the fx nodes created). Throws before touching the fx graph
+/// on anything it cannot convert or write.
+template <class Set>
+py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mode) {
+  if (mode != "sweep" && mode != "fixpoint")
+    throw std::invalid_argument("unknown mode '" + mode + "' (expected sweep or fixpoint)");
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  auto t0 = clock::now();
+  FxGraph fx = from_fx(fx_graph);
+  double convert_s = since(t0);
+  Graph before = fx.graph;
+  PassStats st = mode == "fixpoint" ? fixpoint(fx.graph, set) : sweep(fx.graph, set);
+  auto t1 = clock::now();
+  py::list made;
+  if (st.total_matches() != 0)
+    for (py::object& n : write_back(fx_graph, fx, before)) made.append(n);
+  py::dict d = stats_dict(st, fx.graph);
+  d["convert_s"] = convert_s;
+  d["write_back_s"] = since(t1);
+  return py::make_tuple(d, made);
+}
+
+/// Turns the library's exceptions into Python ones: TypeError for a value ctmatch cannot hold,
+/// ValueError for the rest (bad graphs, unknown ops, rules or modes). Once per module.
+inline void register_exception_translators() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const UnsupportedValue& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const FromFxError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const GraphError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+}
+
+}  // namespace ctmatch::python
