@@ -13,6 +13,13 @@ from . import _ctmatch
 __all__ = ["Graph", "apply", "__version__"]
 
 
+def _compiled_rules(module_name):
+    """The rules of a module built with ctmatch_add_python_rules (what they unpickle to)."""
+    import importlib
+
+    return importlib.import_module(module_name).rules
+
+
 def _fx_graph(g):
     """The torch.fx.Graph of a GraphModule, or the graph itself."""
     return getattr(g, "graph", g)
@@ -29,22 +36,26 @@ def apply(graph, rules="bench", mode="sweep"):
     gets its own by running its op in that fake mode.
 
     Returns the statistics ctmatch-opt --stats-json prints (matches, roots, hist_after,
-    time_s, ...) plus convert_s and write_back_s. On an error (a node kind or value ctmatch
-    cannot hold, an op torch does not know) raises, and the graph is as it was.
+    time_s, ...) plus convert_s and write_back_s, and fake_value_failed: the new nodes whose op
+    could not run in the fake mode (no fake implementation), left without meta['val']. On an
+    error (a node kind or value ctmatch cannot hold, an op torch does not know) raises, and the
+    graph is as it was.
     """
     g = _fx_graph(graph)
     if isinstance(rules, str):
         stats, created = _ctmatch.apply_builtin(g, rules, mode)
     else:
         stats, created = rules._apply_to_fx(g, mode)
-    _propagate_fake_values(created)
+    stats["fake_value_failed"] = _propagate_fake_values(created)
     return stats
 
 
 def _propagate_fake_values(nodes):
-    """meta['val'] for each new node, by running its op on its inputs' fake values."""
+    """meta['val'] for each new node, by running its op on its inputs' fake values. Returns
+    the names of the nodes whose op could not run so."""
+    failed = []
     if not nodes:
-        return
+        return failed
     import torch
     from torch.fx import Node
     from torch.utils._pytree import tree_map
@@ -68,5 +79,9 @@ def _propagate_fake_values(nodes):
         kwargs = tree_map(value_of, node.kwargs)
         if missing or fake_mode is None:
             continue  # no fake tensors here (e.g. a make_fx graph): nothing to propagate
-        with fake_mode:
-            node.meta["val"] = node.target(*args, **kwargs)
+        try:
+            with fake_mode:
+                node.meta["val"] = node.target(*args, **kwargs)
+        except Exception:  # no fake implementation: Inductor will say so if it needs one
+            failed.append(node.name)
+    return failed

@@ -146,6 +146,19 @@ class InductorPass(unittest.TestCase):
         self.assertNotEqual(p.uuid(), ctmatch.inductor.Pass(rules="bench", mode="fixpoint").uuid())
         self.assertNotEqual(p.uuid(), ctmatch.inductor.Pass(rules="default", mode="sweep").uuid())
 
+    def test_pass_with_compiled_rules_copies_and_pickles(self):
+        import copy
+        import pickle
+
+        import seed_question_rules  # built beside the package by the examples
+
+        p = ctmatch.inductor.Pass(rules=seed_question_rules.rules)
+        self.assertIs(copy.deepcopy(p).rules, seed_question_rules.rules)
+        self.assertIs(pickle.loads(pickle.dumps(p)).rules, seed_question_rules.rules)
+        self.assertEqual(copy.deepcopy(p).uuid(), p.uuid())
+        self.assertNotEqual(p.uuid(), ctmatch.inductor.Pass(rules="fuse_mm_custom").uuid())
+        self.assertEqual(seed_question_rules.rules.names(), ["fuse_mm_custom"])
+
     def test_import_registers_nothing_and_imports_no_torch(self):
         # ctmatch.inductor imports torch (it subclasses Inductor's pass); ctmatch itself does not
         r = subprocess.run([sys.executable, "-c", "import sys, ctmatch; print('torch' in sys.modules)"],

@@ -76,7 +76,8 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   if (dt != t.dtypes.end()) n.meta.dtype = dt->second;
   std::vector<Value> shape;
   auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's shape"); };
-  for (py::handle d : v.attr("shape")) shape.push_back(to_value(d, t, no_node, symints));
+  py::sequence dims = v.attr("shape");  // torch.Size: a tuple
+  for (std::size_t i = 0; i < dims.size(); ++i) shape.push_back(to_value(dims[i], t, no_node, symints));
   n.meta.shape = std::move(shape);
 }
 
@@ -92,22 +93,24 @@ inline FxGraph from_fx(py::handle fx_graph) {
   if (t.old_users_spelling) g.annotations.push_back({"fx.users_key", "[#users="});
   std::unordered_map<PyObject*, NodeId> ids;
   detail::Targets targets;
-  static const py::str s_op("op"), s_name("name"), s_target("target"), s_args("args"), s_kwargs("kwargs"),
-      s_meta("meta");
-  for (py::handle node : fx_graph.attr("nodes")) {
-    std::string name = py::str(node.attr(s_name));
-    std::string op = py::str(node.attr(s_op));
+  // A list first: iterating graph.nodes through pybind11's generic iterator revisits the
+  // first node in torch 2.11 (its node iterator is C++); list() is what Python's for does.
+  py::list nodes(fx_graph.attr("nodes"));
+  out.fx_nodes.reserve(nodes.size());
+  for (py::handle node : nodes) {
+    std::string name = py::str(node.attr(t.name));
+    std::string op = py::str(node.attr(t.op));
     auto fail = [&](const std::string& why) -> FromFxError { return FromFxError("node " + name + ": " + why); };
     auto node_id = [&](py::handle ref) -> NodeId {
       auto it = ids.find(ref.ptr());
       if (it == ids.end())
-        throw UnsupportedValue("a reference to node " + std::string(py::str(ref.attr(s_name))) +
+        throw UnsupportedValue("a reference to node " + std::string(py::str(ref.attr(t.name))) +
                                ", which is not an earlier node of this graph");
       return it->second;
     };
     NodeSpec spec;
     spec.name = name;
-    py::object target = node.attr(s_target);
+    py::object target = node.attr(t.target);
     const detail::Targets::Info* info = nullptr;
     if (op == "placeholder") spec.kind = NodeKind::Placeholder;
     else if (op == "get_attr") spec.kind = NodeKind::GetAttr;
@@ -126,7 +129,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
       spec.target = py::str(target);
     }
     try {
-      py::tuple args = node.attr(s_args);
+      py::tuple args = node.attr(t.args);
       for (std::size_t i = 0; i < args.size(); ++i) {
         spec.args.push_back(to_value(args[i], t, node_id, out.symints));
         if (info && info->schema && i < info->schema->num_args &&
@@ -134,7 +137,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
           throw fail(schema::misfit_message(op_name(spec.op), info->schema->args[i].name,
                                             info->schema->args[i].type, spec.args.back()));
       }
-      py::dict kwargs = node.attr(s_kwargs);
+      py::dict kwargs = node.attr(t.kwargs);
       for (auto [k, v] : kwargs) {
         Kwarg kw{std::string(py::str(k)), to_value(v, t, node_id, out.symints)};
         if (info && info->schema) {
@@ -163,7 +166,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     } catch (const GraphError& e) {
       throw fail(e.what());
     }
-    detail::read_meta(g[id], node.attr(s_meta), t, out.symints);
+    detail::read_meta(g[id], node.attr(t.meta), t, out.symints);
     ids.emplace(node.ptr(), id);
     out.fx_nodes.push_back(py::reinterpret_borrow<py::object>(node));
   }

@@ -42,7 +42,11 @@ void define_rule_set(py::module_& m, Set set) {
         for (const std::string& n : r.set.names()) key += "|" + n;
         return key;
       })
-      .def("__repr__", [](const R& r) { return "<ctmatch rules of " + r.module + ">"; });
+      .def("__repr__", [](const R& r) { return "<ctmatch rules of " + r.module + ">"; })
+      // Pickled (and deep-copied, as Inductor copies its config) as "the rules of module M".
+      .def("__reduce__", [](const R& r) {
+        return py::make_tuple(py::module_::import("ctmatch").attr("_compiled_rules"), py::make_tuple(r.module));
+      });
   m.attr("rules") = R{std::move(set), std::string(py::str(m.attr("__name__")))};
 }
 

@@ -26,9 +26,13 @@ struct Torch {
   std::unordered_map<PyObject*, MemoryFormat> memory_formats;
   std::vector<py::object> dtype_objects, layout_objects, memory_format_objects;  // by enum value
   bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
+  // Attribute names, made once (kept here, never destroyed: a static py::str would be
+  // released after the interpreter has finalized, and crash the process at exit).
+  py::str op = py::str("op"), name = py::str("name"), target = py::str("target"), args = py::str("args"),
+          kwargs = py::str("kwargs"), meta = py::str("meta"), call_function = py::str("call_function");
 
   static Torch& get() {
-    static Torch* t = new Torch();  // never destroyed: Python objects outlive no interpreter
+    static Torch* t = new Torch();  // never destroyed: see the attribute names above
     return *t;
   }
 

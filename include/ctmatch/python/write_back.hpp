@@ -80,14 +80,13 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
     for (const Kwarg& k : n.kwargs()) kwargs[py::str(k.name)] = to_python(k.value, t, object_of, fx.symints);
     return std::pair{std::move(args), std::move(kwargs)};
   };
-  static const py::str s_call_function("call_function");
   std::vector<py::object> made;
   for (std::size_t i = 0; i < created.size(); ++i) {
     const Node& n = g[created[i]];
     NodeId anchor = g.next(created[i]);
     while (anchor != no_node && anchor >= originals) anchor = g.next(anchor);
     auto [args, kwargs] = args_of(n);
-    py::object node = fx_graph.attr("create_node")(s_call_function, targets[i], args, kwargs, py::str(n.name()));
+    py::object node = fx_graph.attr("create_node")(t.call_function, targets[i], args, kwargs, py::str(n.name()));
     objects[created[i]] = node;
     if (anchor != no_node) objects[anchor].attr("prepend")(node);
     made.push_back(node);
