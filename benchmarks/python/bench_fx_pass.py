@@ -63,35 +63,41 @@ def register_fake_impls():
             print(f"note: {name}: {e}", file=sys.stderr)
 
 
-def side_by_side(gm, reps):
-    rec = {"nodes": len(gm.graph.nodes)}
-    rec["python_loop_s"] = median_time(lambda: python_loop(gm.graph), reps)
-    rec["from_fx_s"] = median_time(lambda: ctmatch.Graph.from_fx(gm.graph), reps)
+def copy_graph(graph):
+    g = torch.fx.Graph()
+    g.output(g.graph_copy(graph, {}))
+    return g
+
+
+def side_by_side(graph, reps):
+    rec = {"nodes": len(graph.nodes)}
+    rec["python_loop_s"] = median_time(lambda: python_loop(graph), reps)
+    rec["from_fx_s"] = median_time(lambda: ctmatch.Graph.from_fx(graph), reps)
     rec["from_fx_us_per_node"] = 1e6 * rec["from_fx_s"] / rec["nodes"]
     rec["python_loop_us_per_node"] = 1e6 * rec["python_loop_s"] / rec["nodes"]
 
     p = inductor_bench.build_pass(rewrite=True)
     ind_t, ct_t, ct_stats = [], [], []
     for i in range(reps):
-        g_ind = inductor_bench.copy_gm(gm)
-        g_ct = inductor_bench.copy_gm(gm)
+        g_ind = copy_graph(graph)
+        g_ct = copy_graph(graph)
         inductor_bench.STATS.clear()
         t0 = time.perf_counter()
-        p.apply(g_ind.graph)
+        p.apply(g_ind)
         ind_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        st = ctmatch.apply(g_ct.graph, rules="bench")
+        st = ctmatch.apply(g_ct, rules="bench")
         ct_t.append(time.perf_counter() - t0)
         ct_stats.append(st)
         if i == 0:
-            g_ct.graph.lint()
+            g_ct.lint()
             rec["inductor_matches"] = {k: len(v) for k, v in sorted(inductor_bench.STATS.items())}
             rec["inductor_roots"] = {k: sorted(v) for k, v in sorted(inductor_bench.STATS.items())}
             rec["ctmatch_matches"] = dict(sorted(st["matches"].items()))
             rec["ctmatch_roots"] = {k: sorted(v) for k, v in sorted(st["roots"].items())}
             rec["same_matches"] = rec["inductor_matches"] == rec["ctmatch_matches"]
             rec["same_roots"] = rec["inductor_roots"] == rec["ctmatch_roots"]
-            rec["same_hist_after"] = inductor_bench.histogram(g_ind.graph) == inductor_bench.histogram(g_ct.graph)
+            rec["same_hist_after"] = inductor_bench.histogram(g_ind) == inductor_bench.histogram(g_ct)
             rec["fake_value_failed"] = st["fake_value_failed"]
     rec["inductor_pass_s"] = statistics.median(ind_t)
     rec["ctmatch_apply_s"] = statistics.median(ct_t)
@@ -109,8 +115,7 @@ def under_compile(name, reps):
     class Timed(ctmatch.inductor.Pass):
         def __call__(self, graph):
             try:
-                gm = torch.fx.GraphModule(torch.nn.Module(), graph)
-                records.append(side_by_side(gm, reps))
+                records.append(side_by_side(graph, reps))
             except Exception as e:
                 records.append({"error": repr(e)})
             super().__call__(graph)
@@ -145,7 +150,7 @@ def main():
            "exported": {}, "compiled": {}}
     register_fake_impls()
     for name, gm in model_zoo.build_exported(a.models):
-        rec = res["exported"][name] = side_by_side(gm, a.reps)
+        rec = res["exported"][name] = side_by_side(gm.graph, a.reps)
         print(f"{name} (exported, {rec['nodes']} nodes): from_fx {rec['from_fx_us_per_node']:.3f} us/node "
               f"(python loop {rec['python_loop_us_per_node']:.3f}); ctmatch.apply {1e3 * rec['ctmatch_apply_s']:.3f} ms "
               f"(convert {1e3 * rec['ctmatch_convert_s']:.3f}, pass {1e3 * rec['ctmatch_pass_s']:.3f}, write back "

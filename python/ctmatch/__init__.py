@@ -31,9 +31,10 @@ def apply(graph, rules="bench", mode="sweep"):
     rules: "bench", "default", or built-in rule names, comma-separated; or the `rules` of a
     module built with ctmatch_add_python_rules (rules written in C++). mode: "sweep" (one pass, as
     Inductor's PatternMatcherPass) or "fixpoint". New nodes are inserted where the rewrite put
-    them, under the names ctmatch gave them; uses are redirected and dead nodes erased. Where
-    the graph's nodes carry fake tensors (meta['val'], as under torch.compile), each new node
-    gets its own by running its op in that fake mode.
+    them, under the names ctmatch gave them; uses are redirected and dead nodes erased. A new
+    node that takes a root's uses gets the root's meta (as Inductor's replacements do); where
+    the graph's nodes carry fake tensors (meta['val'], as under torch.compile), every other new
+    node gets its own by running its op in that fake mode.
 
     Returns the statistics ctmatch-opt --stats-json prints (matches, roots, hist_after,
     time_s, ...) plus convert_s and write_back_s, and fake_value_failed: the new nodes whose op
@@ -61,6 +62,8 @@ def _propagate_fake_values(nodes):
     from torch.utils._pytree import tree_map
 
     for node in nodes:
+        if "val" in node.meta:
+            continue  # it took a root's uses, and the root's meta (the same value)
         fake_mode = None
         missing = False
 

@@ -55,7 +55,7 @@ py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mo
   auto t1 = clock::now();
   py::list made;
   if (st.total_matches() != 0)
-    for (py::object& n : write_back(fx_graph, fx, before)) made.append(n);
+    for (py::object& n : write_back(fx_graph, fx, before, st)) made.append(n);
   py::dict d = stats_dict(st, fx.graph);
   d["convert_s"] = convert_s;
   d["write_back_s"] = since(t1);

@@ -64,20 +64,35 @@ struct Targets {
   }
 };
 
+/// dtype and shape from meta['tensor_meta'] (a named tuple: cheap to read) or meta['val'] (a
+/// fake tensor, whose attributes cost a call each); nothing for other values (a tuple of
+/// outputs, a SymInt).
 inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   if (!PyDict_Check(meta.ptr())) return;
-  PyObject* val = PyDict_GetItemString(meta.ptr(), "val");
-  if (!val) val = PyDict_GetItemString(meta.ptr(), "tensor_meta");
-  if (!val || val == Py_None) return;
-  py::handle v(val);
-  if (!py::hasattr(v, "dtype") || !py::hasattr(v, "shape")) return;  // a tuple of outputs, a SymInt, ...
-  py::object dtype = v.attr("dtype");
-  auto dt = t.dtypes.find(dtype.ptr());
-  if (dt != t.dtypes.end()) n.meta.dtype = dt->second;
+  PyObject* v = PyDict_GetItem(meta.ptr(), t.tensor_meta.ptr());
+  if (!v || v == Py_None) v = PyDict_GetItem(meta.ptr(), t.val.ptr());
+  if (!v || v == Py_None) return;
+  PyObject* dtype = PyObject_GetAttr(v, t.dtype.ptr());
+  if (!dtype) {
+    PyErr_Clear();
+    return;
+  }
+  auto dt = t.dtypes.find(dtype);
+  Py_DECREF(dtype);
+  if (dt == t.dtypes.end()) return;
+  PyObject* dims = PyObject_GetAttr(v, t.shape.ptr());
+  if (!dims) {
+    PyErr_Clear();
+    return;
+  }
+  py::object shape_obj = py::reinterpret_steal<py::object>(dims);
+  if (!PyTuple_Check(dims)) return;  // torch.Size is a tuple
+  n.meta.dtype = dt->second;
   std::vector<Value> shape;
+  shape.reserve(static_cast<std::size_t>(PyTuple_GET_SIZE(dims)));
   auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's shape"); };
-  py::sequence dims = v.attr("shape");  // torch.Size: a tuple
-  for (std::size_t i = 0; i < dims.size(); ++i) shape.push_back(to_value(dims[i], t, no_node, symints));
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
+    shape.push_back(to_value(PyTuple_GET_ITEM(dims, i), t, no_node, symints));
   n.meta.shape = std::move(shape);
 }
 
@@ -98,8 +113,8 @@ inline FxGraph from_fx(py::handle fx_graph) {
   py::list nodes(fx_graph.attr("nodes"));
   out.fx_nodes.reserve(nodes.size());
   for (py::handle node : nodes) {
-    std::string name = py::str(node.attr(t.name));
-    std::string op = py::str(node.attr(t.op));
+    std::string name = utf8(py::object(node.attr(t.name)));
+    py::object op = node.attr(t.op);
     auto fail = [&](const std::string& why) -> FromFxError { return FromFxError("node " + name + ": " + why); };
     auto node_id = [&](py::handle ref) -> NodeId {
       auto it = ids.find(ref.ptr());
@@ -112,24 +127,26 @@ inline FxGraph from_fx(py::handle fx_graph) {
     spec.name = name;
     py::object target = node.attr(t.target);
     const detail::Targets::Info* info = nullptr;
-    if (op == "placeholder") spec.kind = NodeKind::Placeholder;
-    else if (op == "get_attr") spec.kind = NodeKind::GetAttr;
-    else if (op == "output") spec.kind = NodeKind::Output;
-    else if (op == "call_function") spec.kind = NodeKind::CallFunction;
+    auto is = [&](const py::str& kind) { return op.ptr() == kind.ptr() || op.equal(kind); };
+    if (is(t.call_function)) spec.kind = NodeKind::CallFunction;
+    else if (is(t.placeholder)) spec.kind = NodeKind::Placeholder;
+    else if (is(t.get_attr)) spec.kind = NodeKind::GetAttr;
+    else if (is(t.output)) spec.kind = NodeKind::Output;
     else
-      throw fail(op + " nodes are not supported: ctmatch matches ATen-level graphs (trace with make_fx, "
-                 "torch.export or torch.compile's aot graphs, which call functions only)");
+      throw fail(std::string(py::str(op)) + " nodes are not supported: ctmatch matches ATen-level graphs (trace "
+                 "with make_fx, torch.export or torch.compile's aot graphs, which call functions only)");
     if (spec.kind == NodeKind::CallFunction) {
       info = &targets.of(node, target);
       spec.op = info->op;
       spec.target = info->spelled;
       if (!out.targets.count(info->op)) out.targets.emplace(info->op, target);
     } else {
-      if (!PyUnicode_Check(target.ptr())) throw fail("the target of a " + op + " node is not a string");
-      spec.target = py::str(target);
+      if (!PyUnicode_Check(target.ptr()))
+        throw fail("the target of a " + std::string(py::str(op)) + " node is not a string");
+      spec.target = utf8(target);
     }
     try {
-      py::tuple args = node.attr(t.args);
+      py::tuple args = node.attr(t.args_field);
       for (std::size_t i = 0; i < args.size(); ++i) {
         spec.args.push_back(to_value(args[i], t, node_id, out.symints));
         if (info && info->schema && i < info->schema->num_args &&
@@ -137,9 +154,9 @@ inline FxGraph from_fx(py::handle fx_graph) {
           throw fail(schema::misfit_message(op_name(spec.op), info->schema->args[i].name,
                                             info->schema->args[i].type, spec.args.back()));
       }
-      py::dict kwargs = node.attr(t.kwargs);
+      py::dict kwargs = node.attr(t.kwargs_field);
       for (auto [k, v] : kwargs) {
-        Kwarg kw{std::string(py::str(k)), to_value(v, t, node_id, out.symints)};
+        Kwarg kw{utf8(k), to_value(v, t, node_id, out.symints)};
         if (info && info->schema) {
           int p = info->schema->find(kw.name);
           if (p >= 0 && !schema::value_fits(info->schema->args[p].type, kw.value))

@@ -16,6 +16,18 @@ namespace ctmatch::python {
 
 namespace py = pybind11;
 
+/// A str interned as Python interns identifiers, so that it is the very object FX uses.
+inline py::str interned(const char* s) { return py::reinterpret_steal<py::str>(PyUnicode_InternFromString(s)); }
+
+/// `s` as UTF-8 (a str's own buffer: no intermediate object).
+inline std::string utf8(py::handle s) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n);
+  if (!p) throw py::error_already_set();
+  return std::string(p, static_cast<std::size_t>(n));
+}
+
+
 /// The torch objects the conversions compare against, imported on first use (not at import
 /// of ctmatch: `import ctmatch` does not import torch).
 struct Torch {
@@ -28,8 +40,15 @@ struct Torch {
   bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
   // Attribute names, made once (kept here, never destroyed: a static py::str would be
   // released after the interpreter has finalized, and crash the process at exit).
-  py::str op = py::str("op"), name = py::str("name"), target = py::str("target"), args = py::str("args"),
-          kwargs = py::str("kwargs"), meta = py::str("meta"), call_function = py::str("call_function");
+  py::str op = interned("op"), name = interned("name"), target = interned("target"), args = interned("args"),
+          kwargs = interned("kwargs"), meta = interned("meta"), val = interned("val"),
+          tensor_meta = interned("tensor_meta"), dtype = interned("dtype"), shape = interned("shape");
+  // Node kinds, interned as FX's own literals are: compared by identity first.
+  py::str placeholder = interned("placeholder"), get_attr = interned("get_attr"),
+          call_function = interned("call_function"), output = interned("output");
+  // Where an fx.Node keeps its args and kwargs: the private fields behind the properties
+  // (reading a property costs a Python call per node), where this torch has them.
+  py::str args_field = args, kwargs_field = kwargs;
 
   static Torch& get() {
     static Torch* t = new Torch();  // never destroyed: see the attribute names above
@@ -61,6 +80,10 @@ struct Torch {
       memory_format_objects.push_back(o);
       if (!o.is_none()) memory_formats.emplace(o.ptr(), static_cast<MemoryFormat>(i));
     }
+    if (py::hasattr(node_type, "_args") && py::hasattr(node_type, "_kwargs")) {
+      args_field = interned("_args");
+      kwargs_field = interned("_kwargs");
+    }
     std::string version = py::str(torch.attr("__version__"));
     int major = std::atoi(version.c_str());
     int minor = version.find('.') == std::string::npos ? 0 : std::atoi(version.c_str() + version.find('.') + 1);
@@ -88,7 +111,7 @@ Value to_value(py::handle h, const Torch& t, NodeId&& node_id, std::unordered_ma
     return Value(static_cast<std::int64_t>(v));
   }
   if (PyFloat_Check(o)) return Value(PyFloat_AS_DOUBLE(o));
-  if (PyUnicode_Check(o)) return Value(std::string(py::str(h)));
+  if (PyUnicode_Check(o)) return Value(utf8(h));
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
   if (type == t.node_type.ptr()) return Value(NodeRef{node_id(h)});
   if (PyList_Check(o) || PyTuple_Check(o)) {

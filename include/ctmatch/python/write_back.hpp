@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "../rewrite/stats.hpp"
 #include "from_fx.hpp"
 
 namespace ctmatch::python {
@@ -32,8 +33,10 @@ inline py::object resolve_op(const Torch& t, std::string_view name) {
 }
 
 /// Writes `after` (the converted graph after a pass; `before` is a copy taken before it) back
-/// into `fx_graph`. Returns the fx nodes created, in graph order.
-inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const Graph& before) {
+/// into `fx_graph`. A new node that took a root's uses gets that root's meta, as Inductor's
+/// replacements do (the value is the same); the others are left for fake propagation. Returns
+/// the fx nodes created, in graph order.
+inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const Graph& before, const PassStats& st) {
   const Torch& t = Torch::get();
   const Graph& g = fx.graph;
   const NodeId originals = static_cast<NodeId>(fx.fx_nodes.size());
@@ -95,6 +98,15 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
     auto [args, kwargs] = args_of(g[id]);
     objects[id].attr("args") = args;
     objects[id].attr("kwargs") = kwargs;
+  }
+  // The root each replacement stands for, followed back to a node of the input graph.
+  std::unordered_map<NodeId, NodeId> root_of;
+  for (const RuleStats& r : st.rules)
+    for (std::size_t i = 0; i < r.replacements.size() && i < r.roots.size(); ++i) root_of[r.replacements[i]] = r.roots[i];
+  for (std::size_t i = 0; i < created.size(); ++i) {
+    NodeId at = created[i];
+    for (auto it = root_of.find(at); it != root_of.end() && at >= originals; it = root_of.find(at)) at = it->second;
+    if (at < originals) made[i].attr(t.meta).attr("update")(objects[at].attr(t.meta));
   }
   for (NodeId id = originals; id-- > 0;)
     if (!g[id].alive()) fx_graph.attr("erase_node")(objects[id]);

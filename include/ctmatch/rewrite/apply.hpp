@@ -39,7 +39,8 @@ struct PassOptions {
 #endif
   /// Rethrow an exception from a replacement after rolling back, instead of counting it.
   bool rethrow = false;
-  /// Record the root of every applied match in RuleStats::roots.
+  /// Record the root of every applied match in RuleStats::roots, and the node that took its
+  /// uses in RuleStats::replacements.
   bool record_roots = true;
   /// Refuse matches that span a mutation (Inductor's prevent_match_across_mutations).
   bool prevent_match_across_mutations = true;
@@ -231,8 +232,12 @@ template <Rule R>
   }
   if (cx.options.record_roots) {
     // A rule that fires usually fires again: room for 32 roots at once, not 1, 2, 4, ...
-    if (st.roots.capacity() == 0) st.roots.reserve(32);
+    if (st.roots.capacity() == 0) {
+      st.roots.reserve(32);
+      st.replacements.reserve(32);
+    }
     st.roots.push_back(root);
+    st.replacements.push_back(repl);
   }
   if (cx.track_changes) cx.last_created.assign(b.created().begin(), b.created().end());
   return ApplyResult::Applied;

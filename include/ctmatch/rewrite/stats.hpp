@@ -21,6 +21,7 @@ struct RuleStats {
   std::size_t refused = 0;        // matched, but refused by a safety check
   std::size_t failed = 0;         // declined or threw during the rewrite: rolled back
   std::vector<NodeId> roots;      // the root of every applied match, in application order
+  std::vector<NodeId> replacements;  // the node that took each root's uses (roots[i]'s is replacements[i])
   std::string first_error;        // message of the first failure, if any
   std::size_t kwargs_dropped = 0; // kwargs of matched nodes that a replacement left out: the new op has no such argument
   std::string first_drop;         // which node and kwarg, the first time
@@ -32,6 +33,7 @@ struct RuleStats {
     refused += o.refused;
     failed += o.failed;
     roots.insert(roots.end(), o.roots.begin(), o.roots.end());
+    replacements.insert(replacements.end(), o.replacements.begin(), o.replacements.end());
     if (first_error.empty()) first_error = o.first_error;
     kwargs_dropped += o.kwargs_dropped;
     if (first_drop.empty()) first_drop = o.first_drop;
