@@ -64,9 +64,10 @@ def register_fake_impls():
 
 
 def copy_graph(graph):
+    """A copy in a GraphModule of its own (Inductor's pass wants one), attributes included."""
     g = torch.fx.Graph()
     g.output(g.graph_copy(graph, {}))
-    return g
+    return torch.fx.GraphModule(graph.owning_module or torch.nn.Module(), g).graph
 
 
 def side_by_side(graph, reps):

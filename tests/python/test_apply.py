@@ -62,16 +62,18 @@ class Apply(unittest.TestCase):
         self.assertEqual(stats["matches"], {})
         self.assertEqual(str(gm.graph), before)
 
-    def test_a_replacement_takes_its_roots_meta(self):
+    def test_a_replacement_takes_its_roots_value_meta(self):
         x, w, b = torch.randn(4, 6), torch.randn(6, 6), torch.randn(6)
         gm = make_fx(lambda x, w, b: torch.mm(x, w) + b, tracing_mode="fake")(x, w, b)
         (add,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.add.Tensor]
-        add.meta["custom"] = "kept"
+        add.meta["stack_trace"] = "model.py, line 1"
+        add.meta["eager_input_vals"] = "of add's inputs"
         val = add.meta["val"]
         ctmatch.apply(gm.graph, rules="default")
         (addmm,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.addmm.default]
-        self.assertEqual(addmm.meta["custom"], "kept")
         self.assertIs(addmm.meta["val"], val)
+        self.assertEqual(addmm.meta["stack_trace"], "model.py, line 1")
+        self.assertNotIn("eager_input_vals", addmm.meta)  # about the root's inputs, not the value
 
     def test_fake_values_for_new_nodes(self):
         x, w, b = torch.randn(4, 6), torch.randn(6, 6), torch.randn(6)

@@ -46,6 +46,10 @@ struct Torch {
   // Node kinds, interned as FX's own literals are: compared by identity first.
   py::str placeholder = interned("placeholder"), get_attr = interned("get_attr"),
           call_function = interned("call_function"), output = interned("output");
+  // What a replacement takes over from the root whose uses it takes: its value, and where it
+  // came from.
+  std::vector<py::str> inherited_meta{interned("val"), interned("tensor_meta"), interned("stack_trace"),
+                                      interned("nn_module_stack"), interned("source_fn_stack")};
   // Where an fx.Node keeps its args and kwargs: the private fields behind the properties
   // (reading a property costs a Python call per node), where this torch has them.
   py::str args_field = args, kwargs_field = kwargs;

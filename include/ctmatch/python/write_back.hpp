@@ -33,8 +33,10 @@ inline py::object resolve_op(const Torch& t, std::string_view name) {
 }
 
 /// Writes `after` (the converted graph after a pass; `before` is a copy taken before it) back
-/// into `fx_graph`. A new node that took a root's uses gets that root's meta, as Inductor's
-/// replacements do (the value is the same); the others are left for fake propagation. Returns
+/// into `fx_graph`. A new node that took a root's uses gets that root's value and provenance
+/// meta (Torch::inherited_meta: the value is the same; input-specific keys such as
+/// eager_input_vals are not), as Inductor's replacements do; the others are left for fake
+/// propagation. Returns
 /// the fx nodes created, in graph order.
 inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const Graph& before, const PassStats& st) {
   const Torch& t = Torch::get();
@@ -106,7 +108,10 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
   for (std::size_t i = 0; i < created.size(); ++i) {
     NodeId at = created[i];
     for (auto it = root_of.find(at); it != root_of.end() && at >= originals; it = root_of.find(at)) at = it->second;
-    if (at < originals) made[i].attr(t.meta).attr("update")(objects[at].attr(t.meta));
+    if (at >= originals) continue;
+    py::dict from = objects[at].attr(t.meta), to = made[i].attr(t.meta);
+    for (const py::str& key : t.inherited_meta)
+      if (from.contains(key)) to[key] = from[key];
   }
   for (NodeId id = originals; id-- > 0;)
     if (!g[id].alive()) fx_graph.attr("erase_node")(objects[id]);
