@@ -366,19 +366,7 @@ class Reader {
   /// indexes the outputs with it unchecked. (On a single return, getitem is Python indexing
   /// of that value, and any index is the program's business.)
   void check_getitem_index(const NodeSpec& spec, const char* index_at) {
-    if (getitem_ == no_op) getitem_ = intern_op("operator.getitem");
-    if (spec.op != getitem_ || spec.args.size() != 2 || !spec.args[0].is_node()) return;
-    const Node& producer = g_[spec.args[0].node()];
-    const schema::FunctionSchema* ps = producer.kind() == NodeKind::CallFunction ? schema_of(producer.op()) : nullptr;
-    if (!ps || ps->num_returns < 2) return;
-    const auto* i = spec.args[1].get_if<std::int64_t>();
-    if (!i)
-      fail_at(index_at, "getitem of '" + producer.name() + "' (" + std::to_string(ps->num_returns) +
-                            " outputs) needs an integer index");
-    if (*i < 0 || *i >= static_cast<std::int64_t>(ps->num_returns))
-      fail_at(index_at, "getitem index " + std::to_string(*i) + " is out of range: '" + producer.name() + "' (" +
-                            std::string(op_name(producer.op())) + ") has " + std::to_string(ps->num_returns) +
-                            " outputs, 0 to " + std::to_string(ps->num_returns - 1));
+    if (std::string why = getitem_index_misfit(g_, spec); !why.empty()) fail_at(index_at, why);
   }
 
   void check_fits(OpId op, const schema::Argument& arg, const Value& v, const char* at) {
@@ -640,7 +628,6 @@ class Reader {
   Graph g_;
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
   std::vector<ExpectedUsers> expected_users_;
-  OpId getitem_ = no_op;
   struct UsersSpelling {
     std::string_view key;
     const char* what;

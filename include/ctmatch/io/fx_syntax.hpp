@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "../graph/graph.hpp"
 #include "../graph/op.hpp"
 #include "../schema/builtin.hpp"
 #include "../schema/function_schema.hpp"
@@ -75,6 +76,25 @@ inline void ensure_schemas() { schema::ensure_builtin_schemas(); }
 /// The schema of an op, or nullptr when none is known.
 inline const schema::FunctionSchema* schema_of(OpId op) {
   return op == no_op ? nullptr : schema::find_schema(op);
+}
+
+/// What is wrong with the index of `spec` when it is a getitem of a node whose op's schema
+/// gives its number of outputs (two or more): an index that is not an int, or out of range.
+/// Empty when nothing is (or nothing is known). The FX reader says it at the index; the
+/// Python conversion names the node.
+inline std::string getitem_index_misfit(const Graph& g, const NodeSpec& spec) {
+  static const OpId getitem = intern_op("operator.getitem");
+  if (spec.op != getitem || spec.args.size() != 2 || !spec.args[0].is_node()) return {};
+  const Node& producer = g[spec.args[0].node()];
+  const schema::FunctionSchema* ps = producer.kind() == NodeKind::CallFunction ? schema_of(producer.op()) : nullptr;
+  if (!ps || ps->num_returns < 2) return {};
+  const auto* i = spec.args[1].get_if<std::int64_t>();
+  if (!i) return "getitem of '" + producer.name() + "' (" + std::to_string(ps->num_returns) + " outputs) needs an integer index";
+  if (*i < 0 || *i >= static_cast<std::int64_t>(ps->num_returns))
+    return "getitem index " + std::to_string(*i) + " is out of range: '" + producer.name() + "' (" +
+           std::string(op_name(producer.op())) + ") has " + std::to_string(ps->num_returns) + " outputs, 0 to " +
+           std::to_string(ps->num_returns - 1);
+  return {};
 }
 
 inline SlotHint hint_of(const schema::Type& t) {

@@ -39,7 +39,6 @@ struct Targets {
     OpId op;
     std::string spelled;  // kept on the node when FX spells it unlike ctmatch's writer
     const schema::FunctionSchema* schema;
-    std::size_t num_returns;  // of the schema; 0: unknown
   };
   std::unordered_map<PyObject*, Info> by_object;
 
@@ -59,7 +58,7 @@ struct Targets {
       }
       sch = schema::find_schema(op);
     }
-    Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(), sch, sch ? sch->num_returns : 0};
+    Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(), sch};
     return by_object.emplace(target.ptr(), std::move(info)).first->second;
   }
 };
@@ -167,16 +166,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     } catch (const UnsupportedValue& e) {
       throw UnsupportedValue("node " + name + ": " + e.what());
     }
-    // getitem of a producer whose number of outputs is known: the index must be in range
-    if (spec.kind == NodeKind::CallFunction && op_name(spec.op) == "operator.getitem" && spec.args.size() == 2 &&
-        spec.args[0].is_node()) {
-      const Node& producer = g[spec.args[0].node()];
-      const auto* ps = producer.kind() == NodeKind::CallFunction ? io::fx::schema_of(producer.op()) : nullptr;
-      const std::int64_t* i = spec.args[1].get_if<std::int64_t>();
-      if (ps && ps->num_returns > 1 && i && (*i < 0 || static_cast<std::size_t>(*i) >= ps->num_returns))
-        throw fail("getitem index " + std::to_string(*i) + " of " + producer.name() + ", which has " +
-                   std::to_string(ps->num_returns) + " outputs");
-    }
+    if (std::string why = io::fx::getitem_index_misfit(g, spec); !why.empty()) throw fail(why);
     NodeId id;
     try {
       id = g.create(std::move(spec));

@@ -32,12 +32,11 @@ inline py::object resolve_op(const Torch& t, std::string_view name) {
   return o;
 }
 
-/// Writes `after` (the converted graph after a pass; `before` is a copy taken before it) back
-/// into `fx_graph`. A new node that took a root's uses gets that root's value and provenance
-/// meta (Torch::inherited_meta: the value is the same; input-specific keys such as
-/// eager_input_vals are not), as Inductor's replacements do; the others are left for fake
-/// propagation. Returns
-/// the fx nodes created, in graph order.
+/// Writes the pass's result (fx.graph, converted from `fx_graph`; `before` is its copy from
+/// before the pass) back into `fx_graph`. A new node that took a root's uses gets that root's
+/// value and provenance meta (Torch::inherited_meta: the value is the same; input-specific keys
+/// such as eager_input_vals are not), as Inductor's replacements do; the others are left for
+/// fake propagation. Returns the fx nodes created, in graph order.
 inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const Graph& before, const PassStats& st) {
   const Torch& t = Torch::get();
   const Graph& g = fx.graph;
@@ -59,18 +58,26 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
     for (const Value& v : n.args()) (void)to_python(v, t, no_object, fx.symints);
     for (const Kwarg& k : n.kwargs()) (void)to_python(k.value, t, no_object, fx.symints);
   };
-  std::vector<NodeId> changed;  // original nodes whose arguments the pass changed
+  // Original nodes whose args or kwargs the pass changed (each setter is a Python call that
+  // re-walks the arguments: only what changed is set).
+  struct Changed {
+    NodeId id;
+    bool args, kwargs;
+  };
+  std::vector<Changed> changed;
   for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
     if (id >= originals) {
       check_values(g[id]);
       continue;
     }
     const Node &now = g[id], &was = before[id];
-    if (!std::ranges::equal(now.args(), was.args()) || !std::ranges::equal(now.kwargs(), was.kwargs(), [](const Kwarg& a, const Kwarg& b) {
-          return a.name == b.name && a.value == b.value;
-        })) {
+    bool args = !std::ranges::equal(now.args(), was.args());
+    bool kwargs = !std::ranges::equal(now.kwargs(), was.kwargs(), [](const Kwarg& a, const Kwarg& b) {
+      return a.name == b.name && a.value == b.value;
+    });
+    if (args || kwargs) {
       check_values(now);
-      changed.push_back(id);
+      changed.push_back({id, args, kwargs});
     }
   }
 
@@ -96,10 +103,10 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
     if (anchor != no_node) objects[anchor].attr("prepend")(node);
     made.push_back(node);
   }
-  for (NodeId id : changed) {
-    auto [args, kwargs] = args_of(g[id]);
-    objects[id].attr("args") = args;
-    objects[id].attr("kwargs") = kwargs;
+  for (const Changed& c : changed) {
+    auto [args, kwargs] = args_of(g[c.id]);
+    if (c.args) objects[c.id].attr(t.args) = args;
+    if (c.kwargs) objects[c.id].attr(t.kwargs) = kwargs;
   }
   // The root each replacement stands for, followed back to a node of the input graph.
   std::unordered_map<NodeId, NodeId> root_of;
