@@ -5,7 +5,7 @@
 # python3-torch (torch.fx and make_fx; recommended packages are left out).
 set -euo pipefail
 ctmatch_packages=(cmake ninja-build g++ clang-14 libclang-rt-14-dev libboost1.81-dev
-                  libboost-json1.81-dev libsimdjson-dev doctest-dev libbenchmark-dev)
+                  libboost-json1.81-dev libsimdjson-dev libzip-dev doctest-dev libbenchmark-dev)
 if [ "${CTMATCH_DEPS_PYTHON:-0}" = 1 ]; then
   ctmatch_packages+=(python3-dev pybind11-dev python3-torch)
 fi

@@ -41,6 +41,20 @@ TEST_CASE("without FILE it reads the embedded sample graph, seed_mlp (--emit fx 
   CHECK(r.out == read_test_file(data / "seed_mlp.export.fx.txt") + "\n");
 }
 
+TEST_CASE("a .pt2 archive reads as the exported program inside; an error in it is named FILE:ENTRY:LINE:COL") {
+  auto r = run(quote((data / "seed_mlp.pt2").string()) + " --emit fx");
+#if defined(CTMATCH_HAVE_LIBZIP)
+  CHECK(r.status == 0);
+  CHECK(r.out == read_test_file(data / "seed_mlp.export.fx.txt") + "\n");
+  auto bad = run(quote((data / "bad" / "pt2_bad_json.pt2").string()) + " --emit none");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("pt2_bad_json.pt2:seed_mlp/models/model.json:1:268: error: ") != std::string::npos);
+#else
+  CHECK(r.status == 2);
+  CHECK(r.err.find("built without libzip") != std::string::npos);
+#endif
+}
+
 TEST_CASE("--emit fx -o OUT writes the graph back byte for byte (and a final newline)") {
   for (std::string name : {"resnet18.postgrad.fx.txt", "gpt2.joint.fx.txt"}) {
     INFO(name);

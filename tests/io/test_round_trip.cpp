@@ -3,6 +3,7 @@
 // that reaches a writer is used unchecked.
 #include <doctest/doctest.h>
 
+#include <ctmatch/graph/verify.hpp>
 #include <ctmatch/io/export_json.hpp>
 #include <ctmatch/io/fx_text.hpp>
 #include <ctmatch/io/read.hpp>
@@ -142,4 +143,28 @@ TEST_CASE("a Python callable target keeps its spelling through JSON") {
                          "    %f : [num_users=1] = call_function[target=my_python_fn](args = (%x,), kwargs = {})\n"
                          "    %g : [num_users=1] = call_function[target=operator.neg](args = (%f,), kwargs = {})\n    return (g,)";
   CHECK(fx_after(fx, true) == fx);
+}
+
+TEST_CASE("a .pt2 archive (torch.export.save) reads as the exported program inside it") {
+  // tests/data/seed_mlp.pt2: what torch 2.11's torch.export.save wrote for the seed MLP, less
+  // its weights and sample inputs (not read); seed_mlp.export.fx.txt is str(graph) of the same
+  // exported program.
+  const std::string pt2 = read_test_data("seed_mlp.pt2");
+  REQUIRE(io::is_zip(pt2));
+#if !defined(CTMATCH_HAVE_LIBZIP)
+  CHECK_THROWS_WITH(io::read_graph(pt2, "seed_mlp.pt2"), doctest::Contains("built without libzip"));
+  return;
+#endif
+  Graph g = io::read_graph(pt2, "seed_mlp.pt2");
+  verify(g);
+  CHECK(io::write_fx_text(g) == read_test_data("seed_mlp.export.fx.txt"));
+  Graph f = io::read_graph_file(std::string(CTMATCH_TEST_DATA) + "/seed_mlp.pt2");
+  CHECK(io::write_fx_text(f) == io::write_fx_text(g));
+  io::GraphSource inner = io::graph_source(pt2, "seed_mlp.pt2");
+  CHECK(inner.name == "seed_mlp.pt2:seed_mlp/models/model.json");
+  CHECK(inner.text.starts_with("{\"graph_module\""));
+  // Text that is not an archive passes through as it is.
+  io::GraphSource plain = io::graph_source("graph():\n    return ()", "g.fx.txt");
+  CHECK(plain.name == "g.fx.txt");
+  CHECK(plain.text == "graph():\n    return ()");
 }

@@ -182,8 +182,13 @@ Input load(const Options& o) {
   if (o.input.empty())
     return {std::string(ctmatch_opt::embedded_sample), "<embedded " + std::string(ctmatch_opt::embedded_sample_name) + ">"};
   try {
-    if (o.input == "-") return {read_stdin(o.max_input_bytes), "<stdin>"};
-    return {read_file(o.input, o.max_input_bytes), o.input};
+    // a .pt2 archive gives the exported program inside: positions in messages are in it
+    auto source = [&](std::string bytes, std::string name) {
+      io::GraphSource s = io::graph_source(std::move(bytes), std::move(name), o.max_input_bytes);
+      return Input{std::move(s.text), std::move(s.name)};
+    };
+    if (o.input == "-") return source(read_stdin(o.max_input_bytes), "<stdin>");
+    return source(read_file(o.input, o.max_input_bytes), o.input);
   } catch (const FileError& e) {
     throw InputError(std::string(e.what()));
   }

@@ -170,7 +170,7 @@ class Graph {
   NodeId try_create(NodeSpec& spec, NodeId before = no_node) {
     if (spec.name.empty()) spec.name = fresh_name(spec);
     if (!spec.name_is_node_name && !is_node_name(spec.name))
-      throw GraphError("invalid node name " + quoted_name(spec.name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
+      throw GraphError(invalid_node_name_message(spec.name));
     for (const Value& v : spec.args) check_refs(v);
     for (const Kwarg& k : spec.kwargs) check_refs(k.value);
     if (before != no_node && !live(before)) throw GraphError("insertion point is not a live node");

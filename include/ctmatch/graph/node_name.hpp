@@ -72,4 +72,9 @@ inline std::string quoted_name(std::string_view s) {
   return out + "'";
 }
 
+/// Why `name` is refused as a node name (the one wording of the graph and both readers).
+inline std::string invalid_node_name_message(std::string_view name) {
+  return "invalid node name " + quoted_name(name) + ": a node name is a Python identifier (ASCII) that is not a keyword";
+}
+
 }  // namespace ctmatch

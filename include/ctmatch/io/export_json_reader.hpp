@@ -469,7 +469,7 @@ class Reader {
   /// A name that becomes a node's must be one (is_node_name): FX text could not refer to it.
   void check_node_name(std::string_view name, const char* at) {
     if (!is_node_name(name))
-      fail(at, "invalid node name " + quoted_name(name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
+      fail(at, invalid_node_name_message(name));
   }
 
   // ---------------------------------------------------------------- the document
@@ -1024,6 +1024,9 @@ class Reader {
   }
   NodeId create(Graph& g, NodeSpec spec, const char* at) {
     NodeId id = no_node;
+    // Every name that reaches here was checked where it was read (check_node_name), or is
+    // empty (the graph names the node), or is "output".
+    spec.name_is_node_name = !spec.name.empty();
     try {
       id = g.create(std::move(spec));
     } catch (const GraphError& e) {

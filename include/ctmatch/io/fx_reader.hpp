@@ -236,7 +236,7 @@ class Reader {
     const char* name_at = p_;
     std::string_view name = identifier("a node name after '%'");
     if (!is_node_name(name))
-      fail_at(name_at, "invalid node name " + quoted_name(name) + ": a node name is a Python identifier (ASCII) that is not a keyword");
+      fail_at(name_at, invalid_node_name_message(name));
     // A duplicate name is found when the node is made (Graph::try_create's one probe of the
     // name index), and reported here, at the name.
     expect(" : ", "' : ' after the node name");
@@ -289,6 +289,7 @@ class Reader {
     expect("]", "']' after the target");
 
     spec.name = std::string(name);
+    spec.name_is_node_name = true;  // checked above, at its position
     const schema::FunctionSchema* sch = nullptr;
     const OpSignature* sig = nullptr;
     if (spec.kind == NodeKind::CallFunction) {

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a graph without saying its format: the content decides. torch.export JSON starts
-// with `{`, FX text with `graph(` (leading white space and a UTF-8 byte order mark aside).
+// with `{`, FX text with `graph(` (leading white space and a UTF-8 byte order mark aside), and
+// a .pt2 archive (zip) holds torch.export JSON (pt2.hpp).
 #include <string>
 #include <string_view>
 
@@ -8,6 +9,7 @@
 #include "error.hpp"
 #include "export_json.hpp"
 #include "fx_text.hpp"
+#include "pt2.hpp"
 
 namespace ctmatch::io {
 
@@ -29,8 +31,13 @@ inline Format detect_format(std::string_view text, const std::string& file) {
   throw ParseError(file, line, col, "unknown format: expected 'graph(' (FX text) or '{' (torch.export JSON)");
 }
 
-/// Reads a graph from FX text or torch.export JSON, whichever `text` holds.
+/// Reads a graph from FX text or torch.export JSON, whichever `text` holds, or from the
+/// exported program in a .pt2 archive (errors inside it are named `FILE:ENTRY:LINE:COL`).
 inline Graph read_graph(std::string_view text, std::string file = "<input>") {
+  if (is_zip(text)) {
+    GraphSource inner = exported_program_of_pt2(text, file);
+    return read_graph(inner.text, std::move(inner.name));
+  }
   return detect_format(text, file) == Format::ExportJson ? read_export_json(text, std::move(file))
                                                          : read_fx_text(text, std::move(file));
 }
