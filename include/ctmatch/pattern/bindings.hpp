@@ -20,6 +20,7 @@
 #include <boost/mp11/set.hpp>
 
 #include "../graph/graph.hpp"
+#include "compile_errors.hpp"
 #include "failure.hpp"
 #include "fixed_string.hpp"
 
@@ -44,7 +45,17 @@ struct unique_bindings {
   using type = mp::mp_unique<L>;
   using names = mp::mp_transform<binding_name, type>;
   static constexpr bool distinct = mp::mp_is_set<names>::value;
+  template <class N>
+  using twice = mp::mp_bool<(mp::mp_count<names, N>::value > 1)>;
+  using repeated = mp::mp_copy_if<names, twice>;  // the names bound with two types
 };
+/// unique_bindings<L>::distinct, reporting the first name bound with two types (compile_errors.hpp).
+template <class L>
+constexpr bool check_distinct() {
+  using u = unique_bindings<L>;
+  if constexpr (!u::distinct) (void)errors::report<errors::name_with_two_types<mp::mp_front<typename u::repeated>>>();
+  return u::distinct;
+}
 }  // namespace detail
 
 /// The names that occur more than once in a pattern's raw (non-unique) binding list: only

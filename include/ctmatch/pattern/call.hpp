@@ -10,9 +10,10 @@
 // not name do not block a match; `.exact_kwargs()` asks that the node write no argument the
 // pattern does not name. Required positional arguments must be written (`_` for anything).
 //
-// Compile-time errors (static_assert): a keyword the schema lacks; more positional arguments
-// than the schema takes; a required positional argument left out; an argument given twice;
-// an element that does not fit its argument's type; one name bound with two types.
+// Compile-time errors (compile_errors.hpp: the error's type names the keyword or argument): a
+// keyword the schema lacks; more positional arguments than the schema takes; a required
+// positional argument left out; an argument given twice; an element that does not fit its
+// argument's type; one name bound with two types.
 //
 // Options, each returning a new Call:
 //   .users<N>()       the node has exactly N distinct users       .any_users()  (the default)
@@ -29,6 +30,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "combinators.hpp"
+#include "compile_errors.hpp"
 
 namespace ctmatch::pattern {
 
@@ -114,8 +116,7 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
 
   // Checked when the call is built: each argument against its schema type, then the names.
   static_assert((A::elem::template check<code<A::index>>() && ...));
-  static_assert(detail::unique_bindings<bindings<detail::any_code>>::distinct,
-                "ctmatch: one name is bound with two different types");
+  static_assert(detail::check_distinct<bindings<detail::any_code>>());
   static_assert(!Opts::commutative ||
                     (OpT::schema.num_positional() >= 2 &&
                      detail::type_code(OpT::schema.args[0].type) == detail::type_code(OpT::schema.args[1].type)),
@@ -299,6 +300,9 @@ template <std::size_t N>
 struct CallPlan {
   std::size_t index[N + 1]{};
   CallError error = CallError::none;
+  /// With an error, what it is about: the call argument (unknown_kwarg, too_many_positional)
+  /// or the schema argument (given_twice, missing_required), by index.
+  std::size_t culprit = 0;
 };
 
 /// Which schema argument each call argument goes to, or the first arity/keyword error.
@@ -314,18 +318,21 @@ constexpr CallPlan<N> plan_call(const schema::FunctionSchema& s, const std::arra
       i = positional++;
       if (i >= s.num_positional()) {
         p.error = CallError::too_many_positional;
+        p.culprit = k;
         return p;
       }
     } else {
       int f = s.find(kw[k]);
       if (f < 0) {
         p.error = CallError::unknown_kwarg;
+        p.culprit = k;
         return p;
       }
       i = static_cast<std::size_t>(f);
     }
     if (given[i]) {
       p.error = CallError::given_twice;
+      p.culprit = i;
       return p;
     }
     given[i] = true;
@@ -334,6 +341,7 @@ constexpr CallPlan<N> plan_call(const schema::FunctionSchema& s, const std::arra
   for (std::size_t i = 0; i < s.num_args; ++i)
     if (!given[i] && !s.args[i].has_default && !s.args[i].kwarg_only) {
       p.error = CallError::missing_required;
+      p.culprit = i;
       return p;
     }
   return p;
@@ -344,6 +352,33 @@ struct call_plan {
   static constexpr CallPlan<sizeof...(A)> value = plan_call<sizeof...(A)>(
       OpT::schema, {kw_traits<A>::is_kw..., false}, {kw_traits<A>::name..., std::string_view{}});
 };
+
+/// The keyword of a call argument (its pattern::name), or void for a positional one.
+template <class A>
+struct keyword_of {
+  using type = void;
+};
+template <class N, class E>
+struct keyword_of<Kw<N, E>> {
+  using type = N;
+};
+
+/// Whether the call op(a...) fits the op's schema; otherwise reports the error, naming the
+/// keyword or argument it is about (compile_errors.hpp). A replacement call that forwards
+/// kwargs may leave required arguments to them (AllowMissing).
+template <class OpT, bool AllowMissing, class... A>
+constexpr bool call_fits() {
+  constexpr auto plan = call_plan<OpT, A...>::value;
+  if constexpr (plan.error == CallError::unknown_kwarg)
+    (void)errors::report<errors::unknown_keyword<OpT, typename keyword_of<mp::mp_at_c<mp::mp_list<A...>, plan.culprit>>::type>>();
+  else if constexpr (plan.error == CallError::too_many_positional)
+    (void)errors::report<errors::too_many_positional<OpT>>();
+  else if constexpr (plan.error == CallError::given_twice)
+    (void)errors::report<errors::given_twice<OpT, errors::arg_name<OpT, plan.culprit>>>();
+  else if constexpr (plan.error == CallError::missing_required && !AllowMissing)
+    (void)errors::report<errors::missing_argument<OpT, errors::arg_name<OpT, plan.culprit>>>();
+  return plan.error == CallError::none || (AllowMissing && plan.error == CallError::missing_required);
+}
 
 /// What a call with an error returns, so that only the static_assert is reported.
 struct InvalidCall : element<InvalidCall> {
@@ -368,17 +403,7 @@ constexpr auto make_call(const A&... a) {
   if constexpr (!OpT::parsed.ok) {
     return InvalidCall{};
   } else {
-    constexpr auto plan = call_plan<OpT, A...>::value;
-    static_assert(plan.error != CallError::unknown_kwarg,
-                  "ctmatch: keyword argument is not in the op's schema");
-    static_assert(plan.error != CallError::too_many_positional,
-                  "ctmatch: wrong arity: more positional arguments than the op's schema takes");
-    static_assert(plan.error != CallError::missing_required,
-                  "ctmatch: wrong arity: a required positional argument of the op's schema is "
-                  "missing (write _ to match anything)");
-    static_assert(plan.error != CallError::given_twice,
-                  "ctmatch: an argument is given twice (positionally and by keyword)");
-    if constexpr (plan.error != CallError::none) {
+    if constexpr (!call_fits<OpT, false, A...>()) {
       return InvalidCall{};
     } else {
       return [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -20,6 +20,7 @@
 #include <boost/mp11/list.hpp>
 
 #include "bindings.hpp"
+#include "compile_errors.hpp"
 #include "element.hpp"
 #include "slot_types.hpp"
 
@@ -102,8 +103,7 @@ struct Slot : element<Slot<Name, T>> {
   static constexpr std::size_t calls = 0;
   template <std::uint32_t TC>
   static constexpr bool check() {
-    static_assert(traits::fits(TC),
-                  "ctmatch: the slot's type cannot hold the schema argument's type");
+    if constexpr (!traits::fits(TC)) (void)errors::report<errors::slot_type_does_not_fit<Name, T>>();
     return true;
   }
   template <std::uint32_t TC>

@@ -123,8 +123,7 @@ class Match {
   using names = names_of<bindings>;
   static constexpr std::size_t node_count = P::calls;
   static_assert(P::root_op_count > 0, "ctmatch: a pattern's root must be an op call");
-  static_assert(detail::unique_bindings<typename P::template bindings<detail::root_code>>::distinct,
-                "ctmatch: one name is bound with two different types");
+  static_assert(detail::check_distinct<typename P::template bindings<detail::root_code>>());
 
   Match() = default;
   explicit Match(const Graph& g) : graph_(&g) {}
@@ -134,9 +133,9 @@ class Match {
   template <fixed_string S>
   decltype(auto) get() const {
     constexpr std::size_t i = mp::mp_find<names, name<S>>::value;
-    static_assert(i < mp::mp_size<names>::value,
-                  "ctmatch: get<\"name\">(): the pattern binds no such name");
-    if constexpr (i < mp::mp_size<names>::value) {
+    if constexpr (i >= mp::mp_size<names>::value) {
+      (void)errors::report<errors::no_such_name<name<S>>>();
+    } else {
       const auto& v = binding_value<name<S>>(state_.b);
       using T = std::remove_cvref_t<decltype(v)>;
       if constexpr (std::is_same_v<T, ValueRef>) return static_cast<const Value&>(*v.p);
@@ -148,9 +147,8 @@ class Match {
   template <fixed_string S>
   bool has() const {
     constexpr std::size_t i = mp::mp_find<names, name<S>>::value;
-    static_assert(i < mp::mp_size<names>::value,
-                  "ctmatch: has<\"name\">(): the pattern binds no such name");
-    if constexpr (!P::branches) return true;  // every name is bound by every match
+    if constexpr (i >= mp::mp_size<names>::value) return errors::report<errors::no_such_name<name<S>>>();
+    else if constexpr (!P::branches) return true;  // every name is bound by every match
     else return (state_.b.bound >> i) & 1u;
   }
 

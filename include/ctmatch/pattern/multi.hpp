@@ -88,9 +88,8 @@ struct Multi : element<Multi<R...>> {
                   "ctmatch: multi(): every further root needs a placeholder argument naming a "
                   "node bound by an earlier root, e.g. getitem(\"s\"_x, 1)");
     using earlier = mp::mp_apply<mp::mp_append, mp::mp_transform<root_bindings, mp::mp_take_c<mp::mp_list<R...>, K>>>;
-    static_assert(mp::mp_contains<earlier, binding<anchor, NodeId>>::value,
-                  "ctmatch: multi(): a further root's placeholder must name a node bound by an "
-                  "earlier root (use .named<\"s\">() on the shared node)");
+    if constexpr (!mp::mp_contains<earlier, binding<anchor, NodeId>>::value)
+      (void)errors::report<errors::multi_anchor_not_bound_earlier<anchor>>();
     NodeId a = c.template bound<anchor>();
     const auto saved = c.st;
     for (NodeId u : c.g[a].users()) {

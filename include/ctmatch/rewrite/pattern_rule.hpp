@@ -86,9 +86,7 @@ struct PatternRule {
 template <pattern::fixed_string Name, class P, class R>
 constexpr PatternRule<Name, P, R> rewrite(const P& pattern, const R& replacement) {
   static_assert(P::root_op_count > 0, "ctmatch: rewrite<>(pattern, ...): the pattern's root must be an op call");
-  if constexpr (!PatternRule<Name, P, R>::is_callback)
-    static_assert(replacement_detail::all_bound<P, R>,
-                  "ctmatch: the replacement uses a placeholder that the pattern never binds");
+  if constexpr (!PatternRule<Name, P, R>::is_callback) static_assert(replacement_detail::check_all_bound<P, R>());
   return PatternRule<Name, P, R>(pattern, replacement);
 }
 

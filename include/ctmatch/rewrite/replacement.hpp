@@ -19,10 +19,11 @@
 // The top of a replacement is an op call or a Tensor placeholder (the root's uses then go to
 // that existing node, as in permute(permute(x)) -> x).
 //
-// Checked at compile time, with readable static_asserts: a placeholder or slot the pattern
-// never binds; `_` in a replacement; an op call that leaves out a required argument (keyword-
-// only ones included) and forwards none; forward_kwargs from a name that is not a node, or of an
-// argument the new op's schema lacks. The op calls themselves get the pattern layer's checks
+// Checked at compile time, each error's type naming its culprit (pattern/compile_errors.hpp):
+// a placeholder or slot the pattern never binds; `_` in a replacement; an op call that leaves
+// out a required argument (keyword-only ones included) and forwards none; forward_kwargs from a
+// name that is not a node, or of an argument the new op's schema lacks (or that would drop a
+// keyword-only argument of the matched op). The op calls themselves get the pattern layer's checks
 // (keyword names, arity, slot types against the schema).
 #include <boost/mp11/algorithm.hpp>
 
@@ -88,8 +89,7 @@ Value binding_value(const M& m) {
 
 template <class P, class N>
 constexpr bool check_bound() {
-  static_assert(binds_name<P, N>,
-                "ctmatch: the replacement uses a placeholder that the pattern never binds");
+  if constexpr (!binds_name<P, N>) (void)errors::report<errors::unbound_placeholder<N>>();
   return binds_name<P, N>;
 }
 }  // namespace replacement_detail
@@ -150,18 +150,6 @@ constexpr int first_undeliverable_kwarg() {
     if (Src::schema.args[i].kwarg_only && Dst::schema.find(Src::schema.args[i].name) < 0) return static_cast<int>(i);
   return -1;
 }
-template <class Src, int I>
-inline constexpr auto schema_arg_name = fixed_string<Src::schema.args[I].name.size() + 1>(Src::schema.args[I].name);
-
-/// The error of a forward_kwargs that would drop a kwarg; the type names it (Kwarg).
-template <fixed_string Kwarg>
-struct forward_kwargs_would_drop {
-  static_assert(Kwarg.size() == 0,
-                "ctmatch: forward_kwargs: the matched op has this keyword-only argument and the new op's schema "
-                "does not, so a value written for it would be dropped; name the kwargs to forward "
-                "(forward_kwargs<\"node\", \"kwarg\"...>)");
-  static constexpr bool ok = false;
-};
 template <class Src, class Dst>
 constexpr bool check_forwardable() {
   if constexpr (std::is_void_v<Src>) {
@@ -169,7 +157,7 @@ constexpr bool check_forwardable() {
   } else {
     constexpr int i = first_undeliverable_kwarg<Src, Dst>();
     if constexpr (i < 0) return true;
-    else return forward_kwargs_would_drop<schema_arg_name<Src, i>>::ok;
+    else return errors::report<errors::forward_kwargs_would_drop<errors::arg_name<Src, i>>>();
   }
 }
 }  // namespace replacement_detail
@@ -181,12 +169,7 @@ template <class OpT, class... A>
 constexpr auto forwarding_call(const A&... a) {
   using plan_t = pattern::detail::call_plan<OpT, A...>;
   constexpr auto plan = plan_t::value;
-  using pattern::detail::CallError;
-  static_assert(plan.error != CallError::unknown_kwarg, "ctmatch: keyword argument is not in the op's schema");
-  static_assert(plan.error != CallError::too_many_positional,
-                "ctmatch: wrong arity: more positional arguments than the op's schema takes");
-  static_assert(plan.error != CallError::given_twice,
-                "ctmatch: an argument is given twice (positionally and by keyword)");
+  static_assert(pattern::detail::call_fits<OpT, true, A...>());  // (reported by name first)
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return pattern::Call<OpT, pattern::default_call_opts, pattern::no_label,
                          pattern::Arg<plan.index[K], typename pattern::detail::kw_traits<A>::elem>...>(
@@ -266,11 +249,13 @@ struct call_layout {
     }
     return w;
   }();
-  static constexpr bool complete = [] {
+  /// The first required parameter the call does not give, or num_args.
+  static constexpr std::size_t first_missing = [] {
     for (std::size_t i = 0; i < num_args; ++i)
-      if (value[i] == Node::from_default && !OpT::schema.args[i].has_default) return false;
-    return true;
+      if (value[i] == Node::from_default && !OpT::schema.args[i].has_default) return i;
+    return num_args;
   }();
+  static constexpr bool complete = first_missing == num_args;
 };
 
 /// build_call's last step for a call that forwards no kwargs.
@@ -287,9 +272,8 @@ NodeId build_call(const pattern::Call<OpT, Opts, Label, A...>& c, RewriteBuilder
   using layout = call_layout<OpT, mask>;
   // Known now, not when every match rolls back: a node of this op needs all its required
   // arguments, keyword-only ones too, unless forwarded kwargs may bring them.
-  static_assert(layout::complete || !std::is_same_v<std::decay_t<Fwd>, no_forward>,
-                "ctmatch: a replacement's op call leaves out a required argument of the op's schema "
-                "(a keyword-only one too): give it, or take it from the matched node with forward_kwargs");
+  if constexpr (!layout::complete && std::is_same_v<std::decay_t<Fwd>, no_forward>)
+    (void)errors::report<errors::replacement_misses_argument<OpT, errors::arg_name<OpT, layout::first_missing>>>();
   constexpr std::size_t num_args = layout::num_args, num_positional = layout::num_positional;
   constexpr std::uint64_t positional_bits = layout::positional_bits;
   constexpr std::size_t last_positional = layout::last_positional;
@@ -492,6 +476,14 @@ struct is_bound_in {
 /// Whether every name the replacement E uses is bound by pattern P.
 template <class P, class E>
 inline constexpr bool all_bound = mp::mp_all_of_q<typename used_names<E>::type, is_bound_in<P>>::value;
+/// all_bound, reporting the first name that is not (compile_errors.hpp) when one is not.
+template <class P, class E>
+constexpr bool check_all_bound() {
+  using names = typename used_names<E>::type;
+  constexpr std::size_t i = mp::mp_find_if_q<names, mp::mp_not_fn_q<is_bound_in<P>>>::value;
+  if constexpr (i < mp::mp_size<names>::value) (void)errors::report<errors::unbound_placeholder<mp::mp_at_c<names, i>>>();
+  return all_bound<P, E>;
+}
 
 }  // namespace replacement_detail
 
