@@ -21,7 +21,7 @@ constexpr auto requant = op<"my::requant(Tensor x, *, float scale, ScalarType dt
 constexpr auto fuse_requant = rewrite<"fuse_requant">(
     extra_check(quantize(dequantize("x"_x, "scale"_kw = slot<"s", double>).users<1>(), "scale"_kw = slot<"s", double>,
                          "dtype"_kw = slot<"d", DType>),
-                [](const auto& m) { return m.template get<"d">() == DType::Char || m.template get<"d">() == DType::Byte; }),
+                [](const auto& m) { return get<"d">(m) == DType::Char || get<"d">(m) == DType::Byte; }),
     requant("x"_x, "scale"_kw = slot<"s", double>, "dtype"_kw = slot<"d", DType>));
 
 int main() {

@@ -129,7 +129,7 @@ TEST_CASE("forward_kwargs counts and describes a kwarg it drops because the new 
 TEST_CASE("callback: the typed match and a builder") {
   std::vector<std::string> seen;
   auto rule = rewrite<"cb">(seed_pattern, [&seen](const auto& m, RewriteBuilder& b) -> NodeId {
-    DType d = m.template get<"dtype">();
+    DType d = get<"dtype">(m);  // the free form: no `m.template get<...>()` in a generic lambda
     bool clamp = m.template get<"clamp">();
     seen.push_back(std::string(torch_name(d)) + (clamp ? " clamp" : " noclamp"));
     if (d != DType::Half) return no_node;  // decline: rolled back

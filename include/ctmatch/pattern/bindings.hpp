@@ -22,7 +22,7 @@
 #include "../graph/graph.hpp"
 #include "compile_errors.hpp"
 #include "failure.hpp"
-#include "fixed_string.hpp"
+#include "name.hpp"
 
 namespace ctmatch::pattern {
 

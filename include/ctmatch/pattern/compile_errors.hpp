@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "fixed_string.hpp"
+#include "name.hpp"
 
 namespace ctmatch::errors {
 

@@ -222,4 +222,12 @@ std::optional<Match<P>> match(const P& p, const Graph& g, NodeId id) {
   return m;
 }
 
+/// get<"name">(m): m.get<"name">() written so that generic code (a lambda taking `const auto&
+/// m`) needs no `m.template get<...>()`. Found by argument-dependent lookup.
+template <fixed_string S, class M>
+  requires requires(const M& m) { m.template get<S>(); }
+decltype(auto) get(const M& m) {
+  return m.template get<S>();
+}
+
 }  // namespace ctmatch::pattern

@@ -52,8 +52,8 @@ using namespace ctmatch::dsl;
 struct composes_to_identity {
   template <class M>
   constexpr bool operator()(const M& m) const {
-    auto p1 = m.template get<"p1">();
-    auto p2 = m.template get<"p2">();
+    auto p1 = get<"p1">(m);
+    auto p2 = get<"p2">(m);
     if (p1.size() != p2.size()) return false;
     auto n = static_cast<std::int64_t>(p1.size());
     for (std::int64_t i = 0; i < n; ++i) {
@@ -72,7 +72,7 @@ struct lossless_float_pair {
   }
   template <class M>
   constexpr bool operator()(const M& m) const {
-    DType d1 = m.template get<"d1">(), d2 = m.template get<"d2">();
+    DType d1 = get<"d1">(m), d2 = get<"d2">(m);
     return bench_float(d1) && bench_float(d2) && itemsize(d1) >= itemsize(d2);
   }
 };

@@ -78,8 +78,8 @@ struct shape_is_size {
   bool allow_minus_one;
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    auto shape = known_shape(g, m.template get<"x">());
-    auto size = m.template get<"size">();
+    auto shape = known_shape(g, get<"x">(m));
+    auto size = get<"size">(m);
     if (!shape || shape->size() != size.size()) return false;
     for (std::size_t i = 0; i < size.size(); ++i)
       if (size[i] != (*shape)[i] && !(allow_minus_one && size[i] == -1)) return false;
@@ -90,7 +90,7 @@ struct shape_is_size {
 struct is_identity_permutation {
   template <class M>
   constexpr bool operator()(const M& m) const {
-    auto dims = m.template get<"dims">();
+    auto dims = get<"dims">(m);
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (dims[i] != static_cast<std::int64_t>(i)) return false;
     return true;
@@ -101,8 +101,8 @@ struct is_identity_permutation {
 struct compose_permutations {
   template <class M>
   NodeId operator()(const M& m, RewriteBuilder& b) const {
-    auto p1 = m.template get<"p1">();
-    auto p2 = m.template get<"p2">();
+    auto p1 = get<"p1">(m);
+    auto p2 = get<"p2">(m);
     auto n = static_cast<std::int64_t>(p1.size());
     if (p2.size() != p1.size()) return no_node;
     auto norm = [n](std::int64_t d) { return d < 0 ? d + n : d; };
@@ -116,7 +116,7 @@ struct compose_permutations {
       identity &= d == i;
       q.emplace_back(d);
     }
-    NodeId x = m.template get<"x">();
+    NodeId x = get<"x">(m);
     if (identity) return x;
     return b.call(aten::permute.id(), {NodeRef{x}, Value::list(std::move(q))});
   }
@@ -142,14 +142,14 @@ inline constexpr auto expand_noop =
 
 inline constexpr auto clone_noop = rewrite<"clone_noop">(
     extra_check(aten::clone("x"_x).exact_kwargs().named<"copy">(),
-                [](const auto& m, const Graph& g) { return copy_removable(g, m.template get<"copy">(), m.template get<"x">()); }),
+                [](const auto& m, const Graph& g) { return copy_removable(g, get<"copy">(m), get<"x">(m)); }),
     "x"_x);
 
 inline constexpr auto to_copy_noop = rewrite<"to_copy_noop">(
     extra_check(aten::_to_copy("x"_x, "dtype"_kw = slot<"d", DType>).exact_kwargs().named<"copy">(),
                 [](const auto& m, const Graph& g) {
-                  NodeId x = m.template get<"x">();
-                  return g[x].meta.dtype == m.template get<"d">() && copy_removable(g, m.template get<"copy">(), x);
+                  NodeId x = get<"x">(m);
+                  return g[x].meta.dtype == get<"d">(m) && copy_removable(g, get<"copy">(m), x);
                 }),
     "x"_x);
 
@@ -158,8 +158,8 @@ inline constexpr auto to_copy_chain = rewrite<"to_copy_chain">(
                                "dtype"_kw = slot<"d2", DType>)
                     .exact_kwargs(),
                 [](const auto& m, const Graph& g) {
-                  auto from = g[m.template get<"x">()].meta.dtype;
-                  return from && converts_exactly(*from, m.template get<"d1">());
+                  auto from = g[get<"x">(m)].meta.dtype;
+                  return from && converts_exactly(*from, get<"d1">(m));
                 }),
     aten::_to_copy("x"_x, "dtype"_kw = slot<"d2", DType>));
 
@@ -168,7 +168,7 @@ inline constexpr auto to_copy_chain = rewrite<"to_copy_chain">(
 struct bias_fits_addmm {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    NodeId mm = m.template get<"mm">(), bias = m.template get<"bias">();
+    NodeId mm = get<"mm">(m), bias = get<"bias">(m);
     const TensorMeta &mt = g[mm].meta, &bt = g[bias].meta;
     return mt.dtype && bt.dtype && *mt.dtype == *bt.dtype && bt.shape && bt.shape->size() <= 2;
   }

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include <ctmatch/tune/fixed_string.hpp>
+#include <ctmatch/tune/uid.hpp>
 #include <ctmatch/tune/heuristic.hpp>
 
 namespace ctmatch::tune {

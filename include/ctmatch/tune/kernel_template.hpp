@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include <ctmatch/tune/choice_caller.hpp>
-#include <ctmatch/tune/fixed_string.hpp>
+#include <ctmatch/tune/uid.hpp>
 #include <ctmatch/tune/kernel_inputs.hpp>
 #include <ctmatch/tune/kwargs.hpp>
 

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include <ctmatch/tune/fixed_string.hpp>
+#include <ctmatch/tune/uid.hpp>
 #include <ctmatch/tune/kernel_template.hpp>
 
 namespace ctmatch::tune {
