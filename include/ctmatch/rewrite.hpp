@@ -19,6 +19,7 @@
 #include "rewrite/replacement.hpp"
 #include "rewrite/rule.hpp"
 #include "rewrite/rule_set.hpp"
+#include "rewrite/run_pass.hpp"
 #include "rewrite/safety.hpp"
 #include "rewrite/stats.hpp"
 #include "rewrite/sweep.hpp"

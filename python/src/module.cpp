@@ -60,7 +60,7 @@ PYBIND11_MODULE(_ctmatch, m) {
           [](Graph& g, const std::string& rules, const std::string& mode) {
             auto set = rules::all_rules();
             rules::select_rules(set, rules);
-            return python::stats_dict(rules::run_pass(g, set, mode), g);
+            return python::stats_dict(run_pass(g, set, mode), g);
           },
           py::arg("rules") = "bench", py::arg("mode") = "sweep", "Runs built-in rules on this graph");
 

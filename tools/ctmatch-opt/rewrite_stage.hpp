@@ -26,7 +26,6 @@ namespace ctmatch_opt {
 
 using namespace ctmatch;
 using rules::all_rules;
-using rules::check_mode;
 using rules::select_rules;
 
 struct RewriteOptions {
@@ -66,11 +65,10 @@ inline RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
   // ops are interned and their schemas registered on first use, and the copy's arena grows.
   {
     Graph warm = g;
-    if (o.mode == "fixpoint") fixpoint(warm, set);
-    else sweep(warm, set);
+    run_pass(warm, set, o.mode);
   }
   std::size_t ids_before = g.id_bound();
-  r.stats = o.mode == "fixpoint" ? fixpoint(g, set) : sweep(g, set);
+  r.stats = run_pass(g, set, o.mode);
   r.ran = true;
   r.rules = o.rules;
   r.mode = o.mode;

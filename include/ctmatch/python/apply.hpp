@@ -7,8 +7,7 @@
 #include <map>
 #include <string>
 
-#include "../rewrite/fixpoint.hpp"
-#include "../rewrite/sweep.hpp"
+#include "../rewrite/run_pass.hpp"
 #include "write_back.hpp"
 
 namespace ctmatch::python {
@@ -43,15 +42,14 @@ inline py::dict stats_dict(const PassStats& st, const Graph& g) {
 /// on anything it cannot convert or write.
 template <class Set>
 py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mode) {
-  if (mode != "sweep" && mode != "fixpoint")
-    throw std::invalid_argument("unknown mode '" + mode + "' (expected sweep or fixpoint)");
+  check_mode(mode);  // before anything is converted
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   auto t0 = clock::now();
   FxGraph fx = from_fx(fx_graph);
   double convert_s = since(t0);
   Graph before = fx.graph;
-  PassStats st = mode == "fixpoint" ? fixpoint(fx.graph, set) : sweep(fx.graph, set);
+  PassStats st = run_pass(fx.graph, set, mode);
   auto t1 = clock::now();
   py::list made;
   if (st.total_matches() != 0)

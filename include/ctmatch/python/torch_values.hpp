@@ -5,12 +5,13 @@
 // process and compared by identity, so converting a node costs a few type checks.
 #include <pybind11/pybind11.h>
 
-#include "../graph.hpp"
-
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "../graph.hpp"
+#include "../graph/value_print.hpp"
 
 namespace ctmatch::python {
 
@@ -26,7 +27,6 @@ inline std::string utf8(py::handle s) {
   if (!p) throw py::error_already_set();
   return std::string(p, static_cast<std::size_t>(n));
 }
-
 
 /// The torch objects the conversions compare against, imported on first use (not at import
 /// of ctmatch: `import ctmatch` does not import torch).
@@ -156,6 +156,12 @@ Value to_value(py::handle h, const Torch& t, NodeId&& node_id, std::unordered_ma
                          " (" + std::string(py::repr(h)) + ")");
 }
 
+/// `o`, the torch object of a dtype, layout or memory format, unless this torch has none.
+inline py::object known(const py::object& o, const Value& v) {
+  if (o.is_none()) throw UnsupportedValue(to_string(v) + ", which this torch does not have");
+  return o;
+}
+
 /// A Value as the Python object FX would carry; `node_object(id)` gives the fx.Node of an id.
 template <class NodeObject>
 py::object to_python(const Value& v, const Torch& t, NodeObject&& node_object,
@@ -166,10 +172,11 @@ py::object to_python(const Value& v, const Torch& t, NodeObject&& node_object,
     case Value::Kind::Int: return py::int_(*v.get_if<std::int64_t>());
     case Value::Kind::Double: return py::float_(*v.get_if<double>());
     case Value::Kind::String: return py::str(*v.get_if<std::string>());
-    case Value::Kind::ScalarType: return t.dtype_objects.at(static_cast<std::size_t>(*v.get_if<ScalarType>()));
-    case Value::Kind::Layout: return t.layout_objects.at(static_cast<std::size_t>(*v.get_if<Layout>()));
+    case Value::Kind::ScalarType:
+      return known(t.dtype_objects.at(static_cast<std::size_t>(*v.get_if<ScalarType>())), v);
+    case Value::Kind::Layout: return known(t.layout_objects.at(static_cast<std::size_t>(*v.get_if<Layout>())), v);
     case Value::Kind::MemoryFormat:
-      return t.memory_format_objects.at(static_cast<std::size_t>(*v.get_if<MemoryFormat>()));
+      return known(t.memory_format_objects.at(static_cast<std::size_t>(*v.get_if<MemoryFormat>())), v);
     case Value::Kind::Device: return t.device_type(to_string(*v.get_if<Device>()));
     case Value::Kind::Node: return node_object(v.node());
     case Value::Kind::SymInt: {

@@ -1,7 +1,7 @@
 #pragma once
 // The built-in rule sets by name, as ctmatch-opt's --rules and the Python module's `rules=`
 // take them: `bench` (the benchmark rules, Inductor's semantics), `default` (the clean-ups),
-// or rule names, comma-separated; and the two drivers by name (`sweep`, `fixpoint`).
+// or rule names, comma-separated (the drivers by name are rewrite/run_pass.hpp).
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -9,8 +9,7 @@
 
 #include "../rewrite/bench_rules.hpp"
 #include "../rewrite/default_rules.hpp"
-#include "../rewrite/fixpoint.hpp"
-#include "../rewrite/sweep.hpp"
+#include "../rewrite/run_pass.hpp"
 
 namespace ctmatch::rules {
 
@@ -47,18 +46,6 @@ void select_rules(Set& set, std::string_view spec) {
     for (const std::string& n : set.names()) msg += ", " + n;
     throw std::invalid_argument(msg + ")");
   }
-}
-
-inline void check_mode(std::string_view mode) {
-  if (mode != "sweep" && mode != "fixpoint")
-    throw std::invalid_argument("unknown mode '" + std::string(mode) + "' (expected sweep or fixpoint)");
-}
-
-/// Runs `set` on g with the driver called `mode`.
-template <class Set>
-PassStats run_pass(Graph& g, const Set& set, std::string_view mode, const PassOptions& options = {}) {
-  check_mode(mode);
-  return mode == "fixpoint" ? fixpoint(g, set, options) : sweep(g, set, options);
 }
 
 }  // namespace ctmatch::rules
