@@ -57,7 +57,6 @@ def _propagate_fake_values(nodes):
     failed = []
     if not nodes:
         return failed
-    import torch
     from torch.fx import Node
     from torch.utils._pytree import tree_map
 

@@ -5,7 +5,8 @@
     compiled = torch.compile(model)
 
 uuid() changes with the library's version, its build (a hash of the compiled module), the
-rule set (and, for rules compiled by a user, a hash of their module), so that Inductor's FX graph cache never reuses a graph another pass produced.
+rule set (and, for rules compiled by a user, a hash of their module), so that Inductor's FX
+graph cache never reuses a graph another pass produced.
 """
 import functools
 import hashlib

@@ -693,7 +693,6 @@ class Graph {
     nodes_.pop_back();
   }
 
-  /// num_mutating() loses `n` (erased, undone, or about to get other arguments).
   /// A call_function node was made without a signature: binding_current() must look again
   /// once one is set. Also when it was set just after bind() looked (another thread).
   void note_unbound(OpId op) {
@@ -703,6 +702,7 @@ class Graph {
     }
     if (OpRegistry::global().signature(op)) unbound_checked_at_ = ~std::uint64_t{0};
   }
+  /// num_mutating() loses `n` (erased, undone, or about to get other arguments).
   void uncount_mutating(const Node& n) {
     if (mutating_ != 0) mutating_ -= is_mutating(n);  // none counted: nothing to look at
   }
