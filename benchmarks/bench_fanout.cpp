@@ -13,7 +13,7 @@
 #include <ctmatch/graph/verify.hpp>
 #include <ctmatch/io/fx_text.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/default_rules.hpp>
+#include <ctmatch/rules/default.hpp>
 
 #include <map>
 #include <string>

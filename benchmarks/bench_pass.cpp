@@ -25,7 +25,7 @@
 
 #include <ctmatch/io/read.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/bench_rules.hpp>
+#include <ctmatch/rules/bench.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 #include <chrono>

@@ -24,10 +24,9 @@
 #include <string>
 #include <vector>
 
+#include <ctmatch/cuda/mm_tuner.hpp>
 #include <ctmatch/cuda/timer.hpp>
-#include <ctmatch/cuda/tune_backend.hpp>
-#include <ctmatch/tune/autotune/autotuner.hpp>
-#include <ctmatch/tune/choices.hpp>
+#include <ctmatch/lower/gemm_problem.hpp>
 
 #include "seed_end_to_end/program.hpp"
 
@@ -147,7 +146,7 @@ struct FusedKey {
 
 class GemmChooser {
  public:
-  explicit GemmChooser(tune::AutotuneCache* cache) : tuner_(runner_, cache, {3, 10}) {}
+  explicit GemmChooser(tune::AutotuneCache* cache) : tuner_(cache) {}
 
   /// The fastest choice of seedlib.mm_scale_cast for this problem (tuned once per key); with
   /// `template_only`, the fastest cuda::mm / cuda::mm_wgmma config instead (the epilogue fused
@@ -160,21 +159,18 @@ class GemmChooser {
 
  private:
   void tune_key(const FusedKey& key) {
-    // The fused op as the CUDA templates read it: bf16 operands, the output dtype and the
-    // scalars of the scale_cast epilogue. The choices write that output while timed, so the
-    // epilogue and its stores are part of what is measured.
-    auto inputs = tune::MMKernelInputs::mm(key.m, key.n, key.k, tune::DType::bf16, "cuda");
-    inputs.set_out_dtype(key.dt == Dtype::f32 ? tune::DType::f32 : key.dt == Dtype::f16 ? tune::DType::f16 : tune::DType::bf16);
-    inputs.set_scalar("scale", key.scale).set_scalar("clamp", key.clamp ? 1 : 0);
-    const tune::TemplateStack stack{&aten_, &template_, &wgmma_template_};
-    const auto callers = tune::make_choices(tune::Choices(tune::TuneOptions::sm90(true), cuda_heuristic_registry())
-                                                .get_mm_configs(inputs, stack, "mm"));
-    char op[128];
-    std::snprintf(op, sizeof op, "seedlib::mm_scale_cast(dtype=%s,clamp=%d,scale=%g)", seed_e2e::dtype_name(key.dt),
-                  key.clamp ? 1 : 0, key.scale);
-    const tune::AutotuneResult r = tuner_.tune(op, inputs, callers);
-    std::printf("  autotune %dx%dx%d %s: %zu choices, winner %s %.4f ms%s\n", key.m, key.n, key.k, op, callers.size(),
-                choice_label(*r.winner).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
+    // The fused op as the lowering layer describes it: bf16 operands, the scale_cast epilogue
+    // with its typed kwargs. The choices write that output while timed, so the epilogue and
+    // its stores are part of what is measured.
+    const ScalarType out = key.dt == Dtype::f32 ? ScalarType::Float : key.dt == Dtype::f16 ? ScalarType::Half : ScalarType::BFloat16;
+    const auto problem = lower::gemm_problem(tune::TensorDesc::contiguous({key.m, key.k}, tune::DType::bf16),
+                                             tune::TensorDesc::contiguous({key.k, key.n}, tune::DType::bf16),
+                                             lower::ScaleCast{out, key.clamp, key.scale}, "cuda");
+    const auto& t = tuner_.tune(problem);
+    const tune::AutotuneResult& r = t.result;
+    const auto& callers = t.callers;
+    std::printf("  autotune %dx%dx%d %s: %zu choices, winner %s %.4f ms%s\n", key.m, key.n, key.k, problem.op.c_str(),
+                callers.size(), choice_label(*r.winner).c_str(), r.ms, r.from_cache ? " (from cache)" : "");
     // the fastest config of our templates, cuda::mm or cuda::mm_wgmma (on a cache hit, nothing
     // was timed: the first one offered)
     std::size_t best_cuda = callers.size();
@@ -194,12 +190,7 @@ class GemmChooser {
   }
 
   // bf16 operands only (the interpreter converts to bf16 for every GEMM), every output dtype
-  using Inputs = boost::mp11::mp_list<bf16>;
-  CublasMmExtern<scale_cast_outputs, Inputs> aten_;
-  CudaMmTemplate<mma_sync_configs, scale_cast_outputs, Inputs> template_;
-  CudaMmWgmmaTemplate<wgmma_configs, scale_cast_outputs, Inputs> wgmma_template_;
-  CudaRunner runner_;
-  tune::Autotuner tuner_;
+  MmTuner<boost::mp11::mp_list<bf16>> tuner_;
   std::map<FusedKey, std::shared_ptr<tune::ChoiceCaller>> chosen_, best_template_;
 };
 

@@ -9,8 +9,9 @@
 
 #include <ctmatch/graph.hpp>
 #include <ctmatch/io/read.hpp>
+#include <ctmatch/lower/from_node.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/bench_rules.hpp>
+#include <ctmatch/rules/bench.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 namespace seed_e2e {
@@ -58,14 +59,12 @@ struct Ops {
                            "): " + why);
 }
 
-Dtype dtype_of(const Node& n, const Value* v) {
-  const ScalarType* t = v ? v->get_if<ScalarType>() : nullptr;
-  if (!t) unsupported(n, "dtype is not a ScalarType");
-  switch (*t) {
+Dtype dtype_of(const Node& n, ScalarType t) {
+  switch (t) {
     case ScalarType::Float: return Dtype::f32;
     case ScalarType::Half: return Dtype::f16;
     case ScalarType::BFloat16: return Dtype::bf16;
-    default: unsupported(n, "output dtype " + std::string(torch_name(*t)) + " is not float32, float16 or bfloat16");
+    default: unsupported(n, "output dtype " + std::string(torch_name(t)) + " is not float32, float16 or bfloat16");
   }
 }
 
@@ -75,15 +74,8 @@ bool bool_or(const Value* v, bool otherwise) {
   throw std::runtime_error("seed_end_to_end: expected a bool argument");
 }
 
-double double_or(const Value* v, double otherwise) {
-  if (!v || v->is_none()) return otherwise;
-  if (const double* d = v->get_if<double>()) return *d;
-  if (const std::int64_t* i = v->get_if<std::int64_t>()) return static_cast<double>(*i);
-  throw std::runtime_error("seed_end_to_end: expected a float argument");
-}
-
 /// One Step per live node, in graph order; anything the interpreter cannot run is an error.
-Program lower(const Graph& g) {
+Program to_program(const Graph& g) {
   const Ops& ops = Ops::get();
   Program p;
   std::vector<int> step_of(g.id_bound(), -1);
@@ -111,9 +103,11 @@ Program lower(const Graph& g) {
       const bool fused = n.op() == ops.mm_scale_cast;
       s.kind = fused ? StepKind::mm_scale_cast : StepKind::scale_cast;
       s.in = fused ? std::vector<int>{operand(n, 0), operand(n, 1)} : std::vector<int>{operand(n, 0)};
-      s.dtype = dtype_of(n, n.arg("dtype"));
-      s.clamp = bool_or(n.arg("clamp"), false);
-      s.scale = double_or(n.arg("scale"), 1.0);
+      // the typed kwargs, read by the lowering layer the GEMM problem is built with
+      const lower::ScaleCast e = lower::scale_cast_of(n);
+      s.dtype = dtype_of(n, e.dtype);
+      s.clamp = e.clamp;
+      s.scale = e.scale;
     } else if (n.op() == ops.gelu || n.op() == ops.bench_gelu_tanh) {
       if (n.op() == ops.gelu) {
         const Value* a = n.arg("approximate");
@@ -144,11 +138,11 @@ Program lower(const Graph& g) {
 
 RewrittenGraph rewrite(Graph g) {
   RewrittenGraph r;
-  r.unfused = lower(g);
+  r.unfused = to_program(g);
   PassOptions o;
   o.verify_after_pass = true;
   const PassStats st = sweep(g, rules::bench_rules(), o);
-  r.fused = lower(g);
+  r.fused = to_program(g);
   char line[160];
   for (const RuleStats& rs : st.by_name()) {
     if (rs.matches == 0) continue;

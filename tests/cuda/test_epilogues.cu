@@ -36,8 +36,13 @@ bool tma_refuses(const MmChoice& choice, int m, int n, int k) {
 
 template <class T>
 std::string name() {
-  return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, bf16> ? "bf16" : "f16";
+  if constexpr (std::is_same_v<T, fp8_e4m3fn>) return "f8e4m3fn";
+  else if constexpr (std::is_same_v<T, fp8_e5m2>) return "f8e5m2";
+  else return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, bf16> ? "bf16" : "f16";
 }
+
+/// fp8 codes in value order (sign-magnitude as a signed integer): neighbours differ by one.
+int fp8_ordinal(std::uint8_t b) { return b & 0x80 ? -(b & 0x7f) : b; }
 
 }  // namespace
 
@@ -127,6 +132,38 @@ TEST_CASE_TEMPLATE("scale_cast: scale, optional clamp, cast to the requested dty
       if (clamp)
         CHECK(std::all_of(h.begin(), h.end(), [](Out v) { return std::abs(to_float(v)) <= 1.0f; }));
       MESSAGE("scale_cast ", name<Out>(), " clamp=", clamp, " ", to_string(choice), " rel_err=", cmp.rel_err);
+    }
+}
+
+TEST_CASE_TEMPLATE("scale_cast to fp8: within one fp8 step of the exact result cast as torch casts", Out,
+                   fp8_e4m3fn, fp8_e5m2) {
+  MmWorkspace ws;
+  for (const MmChoice& choice : some_choices())
+    for (double scale : {0.5, 200.0}) {  // 200: many values past e4m3fn's 448 (NaN) and some past e5m2's range
+      const int m = 97, n = choice.uid == cuda_mm_wgmma_uid ? 136 : 130, k = 200;
+      Problem<bf16> p(m, n, k);
+      DeviceBuffer<Out> out(static_cast<std::size_t>(m) * n);
+      out.poison();
+      mm_scale_cast<bf16, configs, wconfigs>(choice, ws, p.operands(), out.ptr,
+                                             ScaleCastArgs{scalar_type_of<Out>(), false, scale}, nullptr);
+      CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto ref = p.reference();
+      const auto h = out.download();
+      int worst = 0;
+      std::size_t exact = 0, not_finite = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        const Out want = from_float<Out>(static_cast<float>(ref[i] * scale));
+        const int d = std::abs(fp8_ordinal(h[i].bits) - fp8_ordinal(want.bits));
+        worst = std::max(worst, d);
+        exact += d == 0;
+        not_finite += !std::isfinite(to_float(want));
+      }
+      INFO(to_string(choice), " out=", name<Out>(), " scale=", scale);
+      CHECK(worst <= 1);
+      CHECK(exact > ref.size() * 9 / 10);
+      if (scale > 1 && std::is_same_v<Out, fp8_e4m3fn>) CHECK(not_finite > ref.size() / 10);
+      MESSAGE("scale_cast ", name<Out>(), " scale=", scale, " ", to_string(choice), " worst step ", worst,
+              ", exact ", exact, "/", ref.size(), ", not finite ", not_finite);
     }
 }
 

@@ -12,8 +12,8 @@
 #include <ctmatch/graph/verify.hpp>
 #include <ctmatch/io.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/bench_rules.hpp>
-#include <ctmatch/rewrite/default_rules.hpp>
+#include <ctmatch/rules/bench.hpp>
+#include <ctmatch/rules/default.hpp>
 
 #include <algorithm>
 #include <cstdio>

@@ -11,7 +11,7 @@
 
 #include <ctmatch/io/read.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/bench_rules.hpp>
+#include <ctmatch/rules/bench.hpp>
 
 #include <map>
 #include <string>

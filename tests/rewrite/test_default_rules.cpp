@@ -4,7 +4,7 @@
 
 #include <ctmatch/io/read.hpp>
 #include <ctmatch/rewrite.hpp>
-#include <ctmatch/rewrite/default_rules.hpp>
+#include <ctmatch/rules/default.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 #include "hand_rules.hpp"

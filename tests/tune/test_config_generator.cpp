@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <ctmatch/tune/config_generator.hpp>
+#include <ctmatch/tune/device_facts.hpp>
 
 using namespace ctmatch::tune;
 

@@ -2,8 +2,11 @@
 //
 //   ctmatch-tune mm --m M --n N --k K [--dtype bf16|f16|f32] [--max-autotune]
 //                   [--device host|cuda] [--bench] [--cache FILE] [--json]
+//   ctmatch-tune node --graph FILE --node NAME [the same options]
 //
-// Lists the choices get_mm_configs returns (uid and kwargs of each, in order). Listing is host
+// `node`: the problem is that of a GEMM-like node of a graph file (aten.mm, aten.addmm,
+// seedlib.mm_scale_cast with its epilogue kwargs), as the lowering layer describes it
+// (ctmatch/lower/from_node.hpp). Lists the choices get_mm_configs returns (uid and kwargs of each, in order). Listing is host
 // logic: `--device cuda` lists the cuda:: configs on a machine without a GPU. `--bench` times
 // the choices and prints the winner; `--cache FILE` remembers it. On `--device cuda` the tool
 // times on the GPU when it was built with CUDA (cuda_bench.cu): the table then lists the
@@ -20,6 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include <ctmatch/io/read.hpp>
+#include <ctmatch/lower/from_node.hpp>
+#include <ctmatch/schema/builtin.hpp>
 #include <ctmatch/tune.hpp>
 
 #ifdef CTMATCH_TUNE_CUDA
@@ -32,11 +38,14 @@ namespace {
 
 constexpr std::string_view usage =
     "usage: ctmatch-tune mm --m M --n N --k K [--dtype bf16|f16|f32] [--max-autotune]\n"
-    "                       [--device host|cuda] [--bench] [--cache FILE] [--json]\n";
+    "                       [--device host|cuda] [--bench] [--cache FILE] [--json]\n"
+    "       ctmatch-tune node --graph FILE --node NAME [--max-autotune] [--device host|cuda]\n"
+    "                         [--bench] [--cache FILE] [--json]\n";
 
 struct Args {
   std::int64_t m = -1, n = -1, k = -1;
   DType dtype = DType::bf16;
+  std::string graph, node;  // `node`: the GEMM-like node NAME of graph FILE
   bool max_autotune = false;
   std::string device = "host";
   bool bench = false;
@@ -70,7 +79,8 @@ Args parse(int argc, char** argv) {
     std::cout << usage;
     std::exit(0);
   }
-  if (std::string_view(argv[1]) != "mm") fail("unknown op '" + std::string(argv[1]) + "' (supported: mm)");
+  const std::string_view what = argv[1];
+  if (what != "mm" && what != "node") fail("unknown op '" + std::string(what) + "' (supported: mm, node)");
   Args a;
   for (int i = 2; i < argc; ++i) {
     const std::string_view f = argv[i];
@@ -97,9 +107,16 @@ Args parse(int argc, char** argv) {
       if (a.cache.empty()) fail("--cache needs a file name, got ''");
     }
     else if (f == "--json") a.json = true;
+    else if (f == "--graph" && what == "node") a.graph = std::string(value());
+    else if (f == "--node" && what == "node") a.node = std::string(value());
     else fail("unknown option '" + std::string(f) + "'");
   }
-  if (a.m < 0 || a.n < 0 || a.k < 0) fail("--m, --n and --k are required");
+  if (what == "node") {
+    if (a.graph.empty() || a.node.empty()) fail("node needs --graph FILE and --node NAME");
+    if (a.m >= 0 || a.n >= 0 || a.k >= 0) fail("node takes the sizes from the graph: no --m, --n or --k");
+  } else if (a.m < 0 || a.n < 0 || a.k < 0) {
+    fail("--m, --n and --k are required");
+  }
   if (!a.cache.empty() && !a.bench) fail("--cache is only used with --bench");
   return a;
 }
@@ -124,24 +141,47 @@ std::string json_kwargs(const Kwargs& k) {
 
 /// Timing on the host allocates A, B and C: a problem whose matrices would take more than half
 /// of this machine's memory is refused before anything is allocated.
-void check_fits_in_memory(const Args& a) {
-  const unsigned __int128 elements = static_cast<unsigned __int128>(a.m) * static_cast<unsigned __int128>(a.k) +
-                                     static_cast<unsigned __int128>(a.k) * static_cast<unsigned __int128>(a.n) +
-                                     static_cast<unsigned __int128>(a.m) * static_cast<unsigned __int128>(a.n);
-  const unsigned __int128 bytes = elements * static_cast<unsigned>(dtype_size(a.dtype));
+void check_fits_in_memory(const MMKernelInputs& a) {
+  using u128 = unsigned __int128;
+  const u128 elements = static_cast<u128>(a.m()) * static_cast<u128>(a.k()) + static_cast<u128>(a.k()) * static_cast<u128>(a.n()) +
+                        static_cast<u128>(a.m()) * static_cast<u128>(a.n());
+  const u128 bytes = elements * static_cast<unsigned>(dtype_size(a.dtype()));
   const unsigned __int128 memory = static_cast<unsigned __int128>(::sysconf(_SC_PHYS_PAGES)) *
                                    static_cast<unsigned __int128>(::sysconf(_SC_PAGESIZE));
   if (bytes > memory / 2)
-    fail("--bench: the matrices of m=" + std::to_string(a.m) + ", n=" + std::to_string(a.n) + ", k=" + std::to_string(a.k) +
+    fail("--bench: the matrices of m=" + std::to_string(a.m()) + ", n=" + std::to_string(a.n()) + ", k=" + std::to_string(a.k()) +
              " need more than half of this machine's memory (" +
              std::to_string(static_cast<unsigned long long>(memory >> 20)) + " MiB)",
          1);
 }
 
+/// The problem of `node NAME` in a graph file, as the lowering layer describes it.
+ctmatch::lower::GemmProblem node_problem(const Args& args) {
+  ctmatch::schema::ensure_builtin_schemas();
+  ctmatch::Graph g;
+  try {
+    g = ctmatch::io::read_graph_file(args.graph);
+  } catch (const std::exception& e) {
+    fail(e.what(), 2);
+  }
+  const ctmatch::NodeId id = g.find(args.node);
+  if (id == ctmatch::no_node) fail(args.graph + ": no node named '" + args.node + "'", 2);
+  try {
+    return ctmatch::lower::gemm_problem(g, id, args.device);
+  } catch (const ctmatch::lower::GemmProblemError& e) {
+    fail(args.graph + ": " + e.what(), 2);
+  }
+}
+
 int run(const Args& args) {
   TuneOptions options;
   options.max_autotune = args.max_autotune;
-  const MMKernelInputs inputs = MMKernelInputs::mm(args.m, args.n, args.k, args.dtype, args.device);
+  const ctmatch::lower::GemmProblem problem =
+      args.graph.empty() ? ctmatch::lower::gemm_problem(TensorDesc::contiguous({args.m, args.k}, args.dtype),
+                                                        TensorDesc::contiguous({args.k, args.n}, args.dtype),
+                                                        std::monostate{}, args.device)
+                         : node_problem(args);
+  const MMKernelInputs& inputs = problem.inputs;
 
   // The template stacks: host kernels here; on cuda the declared uids (listing only — the
   // kernels belong to the CUDA backend).
@@ -152,7 +192,7 @@ int run(const Args& args) {
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> cuda_mm_wgmma;
   const TemplateStack stack = args.device == "host" ? TemplateStack{&host_aten_mm, &host_mm}
                                                     : TemplateStack{&cuda_aten_mm, &cuda_mm, &cuda_mm_wgmma};
-  auto choices = get_mm_configs(inputs, stack, "mm", {}, options);
+  auto choices = get_mm_configs(inputs, stack, ctmatch::lower::heuristic_op(problem), {}, options);
   for (const auto& d : default_heuristic_registry().diagnostics()) std::cerr << d << '\n';
 
   std::optional<AutotuneResult> result;
@@ -160,6 +200,9 @@ int run(const Args& args) {
   if (args.bench) {
     if (args.device != "host") {
 #ifdef CTMATCH_TUNE_CUDA
+      if (!std::holds_alternative<std::monostate>(problem.epilogue))
+        fail("--bench on cuda times plain mm; " + problem.op + " has an epilogue (the CUDA backend instantiates "
+             "the fused epilogues for the torch op and seed_end_to_end, not for this tool)", 1);
       try {
         ctmatch_tune::CudaBench b = ctmatch_tune::cuda_bench(inputs, options, args.cache);
         if (!args.json)
@@ -176,15 +219,16 @@ int run(const Args& args) {
     }
   }
   if (args.bench && args.device == "host") {
-    check_fits_in_memory(args);
+    check_fits_in_memory(inputs);
     made = make_choices(choices);
     if (made.size() != choices.size())
-      fail("host kernels take f32 or bf16 inputs, not " + std::string(dtype_name(args.dtype)), 1);
+      fail("the host kernels run plain mm of f32 or bf16 inputs, not every choice of " + problem.op + " on " +
+               std::string(dtype_name(inputs.dtype())), 1);
     HostRunner runner;
     std::optional<AutotuneCache> cache;
     if (!args.cache.empty()) cache.emplace(args.cache);
     Autotuner tuner(runner, cache ? &*cache : nullptr);
-    result = tuner.tune("mm", inputs, made);
+    result = tuner.tune(problem.op, inputs, made);
   }
 
   if (args.json) {
@@ -208,7 +252,7 @@ int run(const Args& args) {
     return 0;
   }
 
-  std::cout << "mm m=" << args.m << " n=" << args.n << " k=" << args.k << " dtype=" << dtype_name(args.dtype)
+  std::cout << problem.op << " m=" << inputs.m() << " n=" << inputs.n() << " k=" << inputs.k() << " dtype=" << dtype_name(inputs.dtype())
             << " device=" << args.device << " max-autotune=" << (args.max_autotune ? "on" : "off") << ": "
             << choices.size() << " choice" << (choices.size() == 1 ? "" : "s") << '\n';
   for (std::size_t i = 0; i < choices.size(); ++i) {
@@ -244,9 +288,7 @@ int main(int argc, char** argv) {
   try {
     return run(args);
   } catch (const std::bad_alloc&) {
-    fail("not enough memory for the problem's matrices (m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
-             ", k=" + std::to_string(args.k) + ")",
-         1);
+    fail("not enough memory for the problem's matrices", 1);
   } catch (const std::invalid_argument& e) {  // a cache path that cannot be one
     fail(e.what(), 2);
   } catch (const std::exception& e) {

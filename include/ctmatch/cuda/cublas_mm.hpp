@@ -81,7 +81,9 @@ __global__ void epilogue_kernel(const In* x, std::int64_t ldx, int m, int n, Epi
     for (int e = 0; e < 8; ++e) o[e] = from_float<Out>(epi.apply(to_float(v[e]), row, col + e));
     const bool out_aligned = epi.ldo % 8 == 0 && reinterpret_cast<std::uintptr_t>(epi.out) % 16 == 0;
     if (out_aligned) {
-      if constexpr (sizeof(Out) == 2) {
+      if constexpr (sizeof(Out) == 1) {
+        *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(o);
+      } else if constexpr (sizeof(Out) == 2) {
         *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(o);
       } else {
         reinterpret_cast<uint4*>(dst)[0] = reinterpret_cast<const uint4*>(o)[0];

@@ -10,8 +10,10 @@
 #include <cstdint>
 
 #include "element.hpp"
+#include "epilogue_store.hpp"
 #include "mm_problem.hpp"
 #include "mma_sync_plan.hpp"
+#include "tile_order.hpp"
 
 namespace ctmatch::cuda::detail {
 
@@ -96,27 +98,6 @@ __device__ inline void load_tile(In* dst, const In* src, std::int64_t ld, int ro
   }
 }
 
-template <class Epi>
-__device__ inline void store_pair(const Epi& epi, int row, int col, float v0, float v1, int m,
-                                  int n, bool pair_ok) {
-  using Out = typename Epi::out_type;
-  if (row >= m) return;
-  Out* p = epi.out + row * epi.ldo + col;
-  if (pair_ok && col + 1 < n) {
-    const Out o0 = from_float<Out>(epi.apply(v0, row, col));
-    const Out o1 = from_float<Out>(epi.apply(v1, row, col + 1));
-    if constexpr (std::is_same_v<Out, float>) {
-      *reinterpret_cast<float2*>(p) = make_float2(o0, o1);
-    } else {
-      struct alignas(4) Pair { Out x, y; };
-      *reinterpret_cast<Pair*>(p) = Pair{o0, o1};
-    }
-  } else {
-    if (col < n) p[0] = from_float<Out>(epi.apply(v0, row, col));
-    if (col + 1 < n) p[1] = from_float<Out>(epi.apply(v1, row, col + 1));
-  }
-}
-
 }  // namespace ctmatch::cuda::detail
 
 namespace ctmatch::cuda {
@@ -161,14 +142,7 @@ __global__ void __launch_bounds__(W_ * 32)
 
   // Block -> tile, grouped by group_m along M so that neighbouring blocks share B in L2.
   const int grid_m = (op.m + BM - 1) / BM, grid_n = (op.n + BN - 1) / BN;
-  const int pid = static_cast<int>(blockIdx.x);
-  const int width = C.group_m * grid_n;
-  const int group_id = pid / width;
-  const int first_m = group_id * C.group_m;
-  const int group_size = min(grid_m - first_m, C.group_m);
-  const int pid_m = first_m + (pid % width) % group_size;
-  const int pid_n = (pid % width) / group_size;
-  const int m0 = pid_m * BM, n0 = pid_n * BN;
+  const auto [m0, n0] = grouped_tile_origin(static_cast<int>(blockIdx.x), grid_m, grid_n, C.group_m, BM, BN);
 
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int wm = warp / P::warps_n, wn = warp % P::warps_n;
@@ -242,8 +216,8 @@ __global__ void __launch_bounds__(W_ * 32)
     for (int j = 0; j < NI; ++j) {
       const int row = m0 + wm * P::warp_tile_m + i * 16 + lane / 4;
       const int col = n0 + wn * P::warp_tile_n + j * 8 + (lane % 4) * 2;
-      detail::store_pair(epi, row, col, acc[i][j][0], acc[i][j][1], op.m, op.n, flags.pair_stores);
-      detail::store_pair(epi, row + 8, col, acc[i][j][2], acc[i][j][3], op.m, op.n,
+      store_pair(epi, row, col, acc[i][j][0], acc[i][j][1], op.m, op.n, flags.pair_stores);
+      store_pair(epi, row + 8, col, acc[i][j][2], acc[i][j][3], op.m, op.n,
                          flags.pair_stores);
     }
 }

@@ -6,12 +6,13 @@
 // lists choices can ask the same question.
 #include <cstddef>
 
+#include "../tune/device_facts.hpp"
 #include "../tune/gemm_config.hpp"
 
 namespace ctmatch::cuda {
 
 /// The sm_90 opt-in limit of dynamic shared memory per block (227 KB).
-inline constexpr int sm90_max_smem_per_block = 227 * 1024;
+inline constexpr int sm90_max_smem_per_block = static_cast<int>(tune::sm90_shared_memory_bytes);
 /// Each shared-memory row is padded by one 16-byte vector: ldmatrix then reads 8 rows at 8
 /// different 16-byte bank groups for every power-of-two row length (no swizzle needed).
 inline constexpr int smem_pad_elems = 8;

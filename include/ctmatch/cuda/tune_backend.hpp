@@ -8,8 +8,8 @@
 // With these, tune::get_mm_configs + tune::make_choices + tune::Autotuner run on the GPU, and
 // the decision lands in tune's on-disk AutotuneCache. Served: mm of two bf16 or f16 row-major
 // inputs, plain (output in the input dtype, no scalars) or with the scale_cast epilogue of
-// seedlib::mm_scale_cast, which the request describes as an output dtype of f32, f16 or bf16
-// and the scalars "scale" (default 1) and "clamp" (0 or 1; default 0) of the kernel inputs.
+// seedlib::mm_scale_cast, which the request describes as an output dtype of f32, f16, bf16,
+// f8e4m3fn or f8e5m2 and the scalars "scale" (default 1) and "clamp" (0 or 1; default 0) of the kernel inputs.
 // `ScaleCastOuts` lists the output types a template instantiates the fused epilogue for, and
 // `Inputs` the input types it instantiates at all (each pair is one kernel per config: nvcc
 // time). For anything else choice_or_none returns nullptr (the choice is dropped, never launched).
@@ -45,8 +45,8 @@ inline std::string choice_label(const tune::ChoiceCaller& c) {
   return cfg ? std::string(c.uid()) + " " + to_string(*cfg) : std::string(c.uid());
 }
 
-/// Output types of the fused scale_cast epilogue: all three, or none (plain mm only).
-using scale_cast_outputs = boost::mp11::mp_list<float, f16, bf16>;
+/// Output types of the fused scale_cast epilogue: all five, or none (plain mm only).
+using scale_cast_outputs = boost::mp11::mp_list<float, f16, bf16, fp8_e4m3fn, fp8_e5m2>;
 using plain_mm_only = boost::mp11::mp_list<>;
 /// Input types of the templates: both that the tensor-core kernels take.
 using mm_inputs = boost::mp11::mp_list<bf16, f16>;
@@ -132,6 +132,8 @@ template <class T>
 constexpr tune::DType dtype_of() {
   if constexpr (std::is_same_v<T, float>) return tune::DType::f32;
   else if constexpr (std::is_same_v<T, f16>) return tune::DType::f16;
+  else if constexpr (std::is_same_v<T, fp8_e4m3fn>) return tune::DType::f8e4m3fn;
+  else if constexpr (std::is_same_v<T, fp8_e5m2>) return tune::DType::f8e5m2;
   else return tune::DType::bf16;
 }
 
@@ -154,7 +156,9 @@ inline MmRequest mm_request(const tune::ChoiceRequest& r) {
   const auto dt = in.dtype();
   if ((dt != tune::DType::bf16 && dt != tune::DType::f16) || in.mat2().dtype != dt) return q;
   const auto out = r.layout.dtype;
-  if (out != tune::DType::f32 && out != tune::DType::f16 && out != tune::DType::bf16) return q;
+  if (out != tune::DType::f32 && out != tune::DType::f16 && out != tune::DType::bf16 &&
+      out != tune::DType::f8e4m3fn && out != tune::DType::f8e5m2)
+    return q;
   for (const auto& [name, v] : in.scalars())
     if (name != "scale" && name != "clamp") return q;  // a scalar no epilogue here understands
   q.in = dt;

@@ -17,7 +17,8 @@
 #include <cstdint>
 
 #include "element.hpp"
-#include "mma_sync_kernel.hpp"  // detail::store_pair, the epilogue store shared by both templates
+#include "epilogue_store.hpp"
+#include "tile_order.hpp"
 #include "wgmma_plan.hpp"
 #include "wgmma_ptx.hpp"
 
@@ -85,15 +86,6 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
   const int tiles = grid_m * grid_n;
   const int k_blocks = (k + BK - 1) / BK;
-  // Tile -> (pid_m, pid_n), grouped by group_m along M so that neighbouring tiles share B in L2.
-  auto tile_origin = [&](int tile, int& m0, int& n0) {
-    const int width = C.group_m * grid_n;
-    const int group_id = tile / width;
-    const int first_m = group_id * C.group_m;
-    const int group_size = min(grid_m - first_m, C.group_m);
-    m0 = (first_m + (tile % width) % group_size) * BM;
-    n0 = ((tile % width) / group_size) * BN;
-  };
 
   const int wg = tid / 128;
   if (wg == 0) {
@@ -101,8 +93,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     if (tid == 0) {
       int it = 0;
       for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
-        int m0, n0;
-        tile_origin(tile, m0, n0);
+        const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
         for (int kb = 0; kb < k_blocks; ++kb, ++it) {
           const int s = it % S;
           sm90::mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
@@ -123,8 +114,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     float acc[P::m_atoms][BN / 2];
     int it = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
-      int m0, n0;
-      tile_origin(tile, m0, n0);
+      const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a)
 #pragma unroll
@@ -171,8 +161,8 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int col = n0 + j * 8 + (lane % 4) * 2;
-          detail::store_pair(epi, row, col, acc[a][4 * j], acc[a][4 * j + 1], m, n, pair_stores);
-          detail::store_pair(epi, row + 8, col, acc[a][4 * j + 2], acc[a][4 * j + 3], m, n, pair_stores);
+          store_pair(epi, row, col, acc[a][4 * j], acc[a][4 * j + 1], m, n, pair_stores);
+          store_pair(epi, row + 8, col, acc[a][4 * j + 2], acc[a][4 * j + 3], m, n, pair_stores);
         }
       }
     }

@@ -2,7 +2,7 @@
 // A Python module around a compile-time rule set, for rules written in C++ and used from
 // Python (CMake: ctmatch_add_python_rules). In the module's one source file:
 //
-//   #include <ctmatch/python/rule_set_module.hpp>
+//   #include "rule_set_module.hpp"
 //   constexpr auto my_rule = ctmatch::dsl::rewrite<"fuse">(pattern, replacement);
 //   CTMATCH_PYTHON_RULES(my_rules, ctmatch::rule_set(my_rule))
 //

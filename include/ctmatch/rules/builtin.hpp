@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../rewrite/bench_rules.hpp"
-#include "../rewrite/default_rules.hpp"
+#include "bench.hpp"
+#include "default.hpp"
 #include "../rewrite/run_pass.hpp"
 
 namespace ctmatch::rules {

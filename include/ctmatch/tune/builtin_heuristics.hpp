@@ -2,10 +2,10 @@
 // ctmatch's built-in heuristic registrations, as one static list (so a duplicate key among them
 // does not compile), and the process-wide default registry built from it. User code may add
 // its own heuristics to default_heuristic_registry() or build a registry of its own.
-#include <ctmatch/tune/heuristic_registry.hpp>
-#include <ctmatch/tune/heuristics/aten.hpp>
-#include <ctmatch/tune/heuristics/gemm.hpp>
-#include <ctmatch/tune/uids.hpp>
+#include "heuristic_registry.hpp"
+#include "heuristics/aten.hpp"
+#include "heuristics/gemm.hpp"
+#include "uids.hpp"
 
 namespace ctmatch::tune {
 

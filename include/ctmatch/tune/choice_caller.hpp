@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <ctmatch/tune/kwargs.hpp>
+#include "kwargs.hpp"
 
 namespace ctmatch::tune {
 

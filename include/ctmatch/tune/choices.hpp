@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include <ctmatch/tune/builtin_heuristics.hpp>
-#include <ctmatch/tune/kernel_template_choice.hpp>
+#include "builtin_heuristics.hpp"
+#include "kernel_template_choice.hpp"
 
 namespace ctmatch::tune {
 

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <span>
 
-#include <ctmatch/tune/config_list.hpp>
-#include <ctmatch/tune/gemm_config.hpp>
+#include "config_list.hpp"
+#include "gemm_config.hpp"
 
 namespace ctmatch::tune {
 
@@ -77,9 +77,6 @@ constexpr std::int64_t shared_memory_bytes(const GemmConfig& c, int dtype_size) 
   return (std::int64_t{c.block_m} * c.block_k + std::int64_t{c.block_k} * c.block_n) *
          c.num_stages * dtype_size;
 }
-
-/// Opt-in shared memory per block on sm_90 (H100/H200): 227 KB.
-inline constexpr std::int64_t sm90_shared_memory_bytes = 227 * 1024;
 
 /// `exclude(block_m, block_n, block_k)` of `_scale_mm_configs` (Inductor's CPU heuristic uses one).
 using ExcludeFn = bool (*)(int, int, int);

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <stdexcept>
 
-#include <ctmatch/tune/gemm_config.hpp>
+#include "gemm_config.hpp"
 
 namespace ctmatch::tune {
 

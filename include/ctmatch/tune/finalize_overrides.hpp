@@ -15,7 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include <ctmatch/tune/choices.hpp>
+#include "choices.hpp"
+#include "device_facts.hpp"
 
 namespace ctmatch::tune {
 
@@ -64,7 +65,7 @@ class LookupTableChoices : public Choices {
 /// to BLOCK_K) from memory and does 2*BM*BN*K flops, and takes the longer of the two; a
 /// pipeline shallower than 2 stages cannot overlap them, so it pays both.
 struct AnalyticGemmModel {
-  int num_sms = 132;                 // H100/H200 SXM
+  int num_sms = sm90_sm_count;       // H100/H200 SXM
   double flops_per_sm_us = 7.5e6;    // ~990 dense bf16 TFLOP/s over 132 SMs
   double bytes_per_sm_us = 36'000.;  // ~4.8 TB/s HBM over 132 SMs
 

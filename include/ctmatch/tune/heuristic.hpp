@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include <ctmatch/tune/kernel_inputs.hpp>
-#include <ctmatch/tune/kwargs.hpp>
-#include <ctmatch/tune/options.hpp>
+#include "kernel_inputs.hpp"
+#include "kwargs.hpp"
+#include "options.hpp"
 
 namespace ctmatch::tune {
 

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include <ctmatch/tune/uid.hpp>
-#include <ctmatch/tune/heuristic.hpp>
+#include "uid.hpp"
+#include "heuristic.hpp"
 
 namespace ctmatch::tune {
 

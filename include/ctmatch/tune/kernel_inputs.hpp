@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <ctmatch/tune/dtype.hpp>
+#include "dtype.hpp"
 
 namespace ctmatch::tune {
 

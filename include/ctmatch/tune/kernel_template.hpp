@@ -13,10 +13,10 @@
 #include <string_view>
 #include <type_traits>
 
-#include <ctmatch/tune/choice_caller.hpp>
-#include <ctmatch/tune/uid.hpp>
-#include <ctmatch/tune/kernel_inputs.hpp>
-#include <ctmatch/tune/kwargs.hpp>
+#include "choice_caller.hpp"
+#include "uid.hpp"
+#include "kernel_inputs.hpp"
+#include "kwargs.hpp"
 
 namespace ctmatch::tune {
 

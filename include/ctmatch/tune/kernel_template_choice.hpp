@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include <ctmatch/tune/kernel_template.hpp>
+#include "kernel_template.hpp"
 
 namespace ctmatch::tune {
 

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include <ctmatch/tune/gemm_config.hpp>
+#include "gemm_config.hpp"
 
 namespace ctmatch::tune {
 

@@ -4,7 +4,8 @@
 // process can tune differently.
 #include <cstdint>
 
-#include <ctmatch/tune/config_generator.hpp>
+#include "config_generator.hpp"
+#include "device_facts.hpp"
 
 namespace ctmatch::tune {
 

@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include <ctmatch/tune/uid.hpp>
-#include <ctmatch/tune/kernel_template.hpp>
+#include "uid.hpp"
+#include "kernel_template.hpp"
 
 namespace ctmatch::tune {
 

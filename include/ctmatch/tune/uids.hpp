@@ -4,7 +4,7 @@
 //   aten::*  extern library calls (cuBLAS on CUDA; a plain loop GEMM on the host)
 //   cuda::*  ctmatch's CUDA kernel templates (include/ctmatch/cuda/)
 //   host::*  ctmatch's CPU kernel templates (tune/host/), so that CI runs everything
-#include <ctmatch/tune/uid.hpp>
+#include "uid.hpp"
 
 namespace ctmatch::tune::uids {
 

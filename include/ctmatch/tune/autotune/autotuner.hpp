@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
-#include <ctmatch/tune/autotune/cache.hpp>
-#include <ctmatch/tune/autotune/runner.hpp>
-#include <ctmatch/tune/choice_caller.hpp>
+#include "cache.hpp"
+#include "runner.hpp"
+#include "../choice_caller.hpp"
 
 namespace ctmatch::tune {
 

@@ -24,9 +24,9 @@
 #include <system_error>
 #include <vector>
 
-#include <ctmatch/files.hpp>
-#include <ctmatch/tune/kernel_inputs.hpp>
-#include <ctmatch/version.hpp>
+#include "../../files.hpp"
+#include "../kernel_inputs.hpp"
+#include "../../version.hpp"
 
 namespace ctmatch::tune {
 

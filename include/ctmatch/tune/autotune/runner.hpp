@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include <ctmatch/tune/choice_caller.hpp>
-#include <ctmatch/tune/kernel_inputs.hpp>
-#include <ctmatch/tune/host/bfloat16.hpp>
+#include "../choice_caller.hpp"
+#include "../kernel_inputs.hpp"
+#include "../host/bfloat16.hpp"
 
 namespace ctmatch::tune {
 

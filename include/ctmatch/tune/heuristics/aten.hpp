@@ -3,7 +3,7 @@
 // extern choice goes through the same flow as a template, with one config and no kwargs.
 #include <vector>
 
-#include <ctmatch/tune/heuristic.hpp>
+#include "../heuristic.hpp"
 
 namespace ctmatch::tune {
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include <ctmatch/tune/config_generator.hpp>
-#include <ctmatch/tune/heuristic.hpp>
+#include "../config_generator.hpp"
+#include "../heuristic.hpp"
 
 namespace ctmatch::tune {
 

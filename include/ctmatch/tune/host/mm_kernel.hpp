@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <ctmatch/tune/gemm_config.hpp>
-#include <ctmatch/tune/host/bfloat16.hpp>
+#include "../gemm_config.hpp"
+#include "bfloat16.hpp"
 
 namespace ctmatch::tune::host {
 

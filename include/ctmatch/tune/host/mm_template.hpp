@@ -10,10 +10,10 @@
 #include <memory>
 #include <utility>
 
-#include <ctmatch/tune/config_generator.hpp>
-#include <ctmatch/tune/host/mm_kernel.hpp>
-#include <ctmatch/tune/kernel_template.hpp>
-#include <ctmatch/tune/uids.hpp>
+#include "../config_generator.hpp"
+#include "mm_kernel.hpp"
+#include "../kernel_template.hpp"
+#include "../uids.hpp"
 
 namespace ctmatch::tune::host {
 

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "../pattern.hpp"
-#include "pattern_rule.hpp"
-#include "rule_set.hpp"
-#include "safety.hpp"
+#include "../rewrite/pattern_rule.hpp"
+#include "../rewrite/rule_set.hpp"
+#include "../rewrite/safety.hpp"
 
 namespace ctmatch::rules {
 

@@ -27,8 +27,8 @@
 #include <cstdint>
 
 #include "../pattern.hpp"
-#include "pattern_rule.hpp"
-#include "rule_set.hpp"
+#include "../rewrite/pattern_rule.hpp"
+#include "../rewrite/rule_set.hpp"
 
 namespace ctmatch::rules {
 

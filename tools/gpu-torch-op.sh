@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One GPU machine call's worth of work for the torch op on ctmatch's kernels (ctmatch.seedlib):
+#   tools/gpu-torch-op.sh build   configure and build the CUDA tests, the Python package with
+#                                 its CUDA module, seed_end_to_end; run ctest -L cuda (the
+#                                 kernels, the epilogues with fp8 outputs, the Python cuda tests
+#                                 (writing torch's fp8 table), the torch.compile example) and
+#                                 the host fp8 and lowering tests
+#   tools/gpu-torch-op.sh bench   the torch.compile example with fp8 outputs, then
+#                                 benchmarks/python/bench_mm_scale_cast.py (every anchor shape)
+# Logs and JSON go to $OUT (default ./gpu-out). The configs are the reduced sets (the full ones
+# take longer to compile than a call lasts). Needs the staged dependencies in ./.deps.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+py=$(command -v python3)
+build=build-gpu-op
+export PYTHONPATH=$PWD/$build/python PYTHONDONTWRITEBYTECODE=1
+
+case "${1:-build}" in
+build)
+  {
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+    "$py" -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__)"
+  } 2>&1 | tee "$OUT/env.txt"
+  t0=$(date +%s)
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON \
+    -DCTMATCH_CUDA_FULL_CONFIGS=OFF -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_PYTHON=ON \
+    -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
+    { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build $build -j "$(nproc)" --target ctmatch_cuda_tests _ctmatch _ctmatch_cuda seed_end_to_end \
+    test_fp8 test_gemm_problem >>"$OUT/build.log" 2>&1 || { grep -E "error" -A5 "$OUT/build.log" | head -60; exit 1; }
+  echo "built in $(( $(date +%s) - t0 )) s"
+  grep -c "warning" "$OUT/build.log" | sed 's/^/warnings: /'
+  export CTMATCH_FP8_TABLE_OUT=$OUT/fp8_torch_casts.txt
+  (cd $build && ctest -L cuda -E "test_mm_configs|test_wgmma_configs" --output-on-failure --timeout 400 -V) \
+    >"$OUT/ctest.log" 2>&1
+  echo "ctest rc=$?"
+  grep -E "tests passed|tests failed|Failed|\(Failed\)|Passed|ctmatch program|relative error|time \(median|^OK|MISMATCH" \
+    "$OUT/ctest.log" | tail -40
+  if [ -s "$OUT/fp8_torch_casts.txt" ]; then
+    mkdir -p tests/data && cp "$OUT/fp8_torch_casts.txt" tests/data/
+    $build/tests/cuda/test_fp8 2>&1 | tail -4
+  fi
+  $build/tests/lower/test_gemm_problem 2>&1 | tail -3
+  ;;
+bench)
+  "$py" examples/python/cuda/fused_kernel.py --dtype float8_e4m3fn 2>&1 | grep -v Warning | tee "$OUT/fused_fp8.txt"
+  PYTHONUNBUFFERED=1 OUT="$OUT" timeout 420 "$py" benchmarks/python/bench_mm_scale_cast.py 2>&1 | grep -v Warning |
+    tee "$OUT/bench_mm_scale_cast.log"
+  ;;
+esac
