@@ -7,6 +7,8 @@
 #                                 the host fp8 and lowering tests
 #   tools/gpu-torch-op.sh bench   the torch.compile example with fp8 outputs, then
 #                                 benchmarks/python/bench_mm_scale_cast.py (every anchor shape)
+#   tools/gpu-torch-op.sh all     in one call: only the Python modules built, their cuda tests,
+#                                 the torch.compile example (bf16 and fp8), the benchmark
 # Logs and JSON go to $OUT (default ./gpu-out). The configs are the reduced sets (the full ones
 # take longer to compile than a call lasts). Needs the staged dependencies in ./.deps.
 set -uo pipefail
@@ -14,7 +16,13 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 py=$(command -v python3)
-build=build-gpu-op
+build=build-gpu-torch
+# The machine's default g++ (/opt/gcc) links libstdc++ statically into shared objects; a Python
+# module built so holds half a private libstdc++ beside the process's libstdc++.so (which
+# libsimdjson brings in), and the two halves' locale facets do not match (a crash in the first
+# ostringstream). The system compiler links it dynamically, as torch's extensions are built.
+compilers=()
+if [ -x /usr/bin/g++ ]; then compilers=(-DCMAKE_CXX_COMPILER=/usr/bin/g++ -DCMAKE_CUDA_HOST_COMPILER=/usr/bin/g++); fi
 export PYTHONPATH=$PWD/$build/python PYTHONDONTWRITEBYTECODE=1
 
 case "${1:-build}" in
@@ -25,7 +33,7 @@ build)
     "$py" -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__)"
   } 2>&1 | tee "$OUT/env.txt"
   t0=$(date +%s)
-  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON \
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON "${compilers[@]}" \
     -DCTMATCH_CUDA_FULL_CONFIGS=OFF -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_PYTHON=ON \
     -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
     { tail -30 "$OUT/build.log"; exit 1; }
@@ -37,13 +45,34 @@ build)
   (cd $build && ctest -L cuda -E "test_mm_configs|test_wgmma_configs" --output-on-failure --timeout 400 -V) \
     >"$OUT/ctest.log" 2>&1
   echo "ctest rc=$?"
-  grep -E "tests passed|tests failed|Failed|\(Failed\)|Passed|ctmatch program|relative error|time \(median|^OK|MISMATCH" \
+  grep -E "tests passed|tests failed|Failed|\(Failed\)|SEGFAULT|Passed|ctmatch program|relative error|time \(median|OK$|MISMATCH|\.\.\. (ok|FAIL|ERROR)" \
     "$OUT/ctest.log" | tail -40
+  for m in $build/python/ctmatch/_ctmatch*.so; do echo "$m: $(ldd "$m" | grep -c libstdc++) libstdc++.so"; done
   if [ -s "$OUT/fp8_torch_casts.txt" ]; then
     mkdir -p tests/data && cp "$OUT/fp8_torch_casts.txt" tests/data/
     $build/tests/cuda/test_fp8 2>&1 | tail -4
   fi
   $build/tests/lower/test_gemm_problem 2>&1 | tail -3
+  ;;
+all)
+  t0=$(date +%s)
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON "${compilers[@]}" \
+    -DCTMATCH_CUDA_FULL_CONFIGS=OFF -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_PYTHON=ON \
+    -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
+    { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build $build -j "$(nproc)" --target _ctmatch _ctmatch_cuda >>"$OUT/build.log" 2>&1 ||
+    { grep -E "error" -A5 "$OUT/build.log" | head -60; exit 1; }
+  echo "built in $(( $(date +%s) - t0 )) s"
+  for m in $build/python/ctmatch/_ctmatch*.so; do echo "$m: $(ldd "$m" | grep -c libstdc++) libstdc++.so"; done
+  "$py" -m unittest discover -s tests/python/cuda -p "test_*.py" -v 2>&1 | grep -v Warning | tail -12 | tee "$OUT/python_cuda_tests.txt"
+  for dt in bfloat16 float8_e4m3fn; do
+    "$py" examples/python/cuda/fused_kernel.py --dtype $dt 2>&1 | grep -E "^(model|ctmatch|inductor|time|OK|MISMATCH)|Error|error" |
+      tee "$OUT/fused_$dt.txt"
+  done
+  left=$(( 560 - ($(date +%s) - t0) ))
+  echo "bench with ${left} s left"
+  PYTHONUNBUFFERED=1 OUT="$OUT" timeout $left "$py" benchmarks/python/bench_mm_scale_cast.py --dtypes float16 float8_e4m3fn \
+    2>&1 | grep -v Warning | grep "^{" | tee "$OUT/bench_mm_scale_cast.log"
   ;;
 bench)
   "$py" examples/python/cuda/fused_kernel.py --dtype float8_e4m3fn 2>&1 | grep -v Warning | tee "$OUT/fused_fp8.txt"

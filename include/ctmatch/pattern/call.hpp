@@ -147,10 +147,9 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   bool match(Ctx& c, const Value* v) const {
     NodeId id = v ? v->node() : no_node;
     if (id == no_node) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(FailureKind::NotANode, Text::str("the result of ", OpT::name()),
+      return no_match(c, FailureKind::NotANode,
+                      Text::str("the result of ", OpT::name()),
                       Text::str({}).with_typed_value(v));
-      return false;
     }
     return match_root<Off>(c, id);
   }
@@ -179,16 +178,13 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   bool match_node(Ctx& c, NodeId id) const {
     const Node& n = c.g[id];
     if (n.op() != OpT::id()) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(FailureKind::Op, Text::str(OpT::name()), Text::str({}).with_node_op(id));
-      return false;
+      return no_match(c, FailureKind::Op, Text::str(OpT::name()), Text::str({}).with_node_op(id));
     }
     if constexpr (Opts::users >= 0) {
       if (n.num_users() != static_cast<std::size_t>(Opts::users)) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::Users, Text::str({}).with_count(Opts::users).then(" user(s)"),
+        return no_match(c, FailureKind::Users,
+                        Text::str({}).with_count(Opts::users).then(" user(s)"),
                         Text::str({}).with_count(n.num_users()).then(" user(s)"));
-        return false;
       }
     }
     if constexpr (Opts::exact_kwargs) {
@@ -197,10 +193,9 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
     c.st.nodes[Off] = id;
     if constexpr (!std::is_same_v<Label, no_label>) {
       if (!c.template bind<Label>(id)) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::Repeated, Text::str("the node bound to '", Label::value, "' earlier"),
+        return no_match(c, FailureKind::Repeated,
+                        Text::str("the node bound to '", Label::value, "' earlier"),
                         Text::str({}).with_node_name(id));
-        return false;
       }
     }
     if constexpr (!Opts::commutative) {

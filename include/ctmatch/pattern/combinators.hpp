@@ -113,10 +113,9 @@ struct ListPattern : element<ListPattern<E...>> {
   bool match(Ctx& c, const Value* v) const {
     const std::vector<Value>* items = v ? v->items() : nullptr;
     if (!items || items->size() != sizeof...(E)) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(FailureKind::List, Text::str("a list of ").with_count(sizeof...(E)),
+      return no_match(c, FailureKind::List,
+                      Text::str("a list of ").with_count(sizeof...(E)),
                       Text::str({}).with_typed_value(v));
-      return false;
     }
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return (match_item<K, detail::elem_code(TC), Off + offsets.v[K]>(c, &(*items)[K]) && ...);
@@ -164,9 +163,7 @@ struct Each : element<Each<E>> {
   bool match(Ctx& c, const Value* v) const {
     const std::vector<Value>* items = v ? v->items() : nullptr;
     if (!items) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(FailureKind::List, Text::str("a list"), Text::str({}).with_typed_value(v));
-      return false;
+      return no_match(c, FailureKind::List, Text::str("a list"), Text::str({}).with_typed_value(v));
     }
     for (std::size_t i = 0; i < items->size(); ++i) {
       if constexpr (Ctx::explaining) c.sink.enter_index(i);

@@ -187,4 +187,13 @@ class Explainer {
   std::vector<Frame> frames_;
 };
 
+/// One line at the point of failure (XLA's EXPLAIN): `return no_match(c, kind, expected, found);`
+/// reports to the explain sink when the matcher explains and returns false. A Text is a few
+/// views and pointers: when not explaining it is built for nothing and optimized away.
+template <class Ctx>
+constexpr bool no_match(Ctx& c, FailureKind kind, const Text& expected, const Text& found) {
+  if constexpr (Ctx::explaining) c.sink.report(kind, expected, found);
+  return false;
+}
+
 }  // namespace ctmatch::pattern

@@ -55,32 +55,26 @@ struct Placeholder : element<Placeholder<Name>> {
     if constexpr (detail::is_tensor_code(TC)) {
       NodeId id = v ? v->node() : no_node;
       if (id == no_node) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::NotANode, Text::str("a node for '", Name::value, "'"),
+        return no_match(c, FailureKind::NotANode,
+                        Text::str("a node for '", Name::value, "'"),
                         Text::str({}).with_typed_value(v));
-        return false;
       }
       if (!c.template bind<Name>(id)) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::Repeated,
+        return no_match(c, FailureKind::Repeated,
                         Text::str("'", Name::value, "' = ").with_node_name(c.template bound<Name>()),
                         Text::str({}).with_value(v));
-        return false;
       }
       return true;
     } else {
       if (!v) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::Missing, Text::str("a value for '", Name::value, "'"),
+        return no_match(c, FailureKind::Missing,
+                        Text::str("a value for '", Name::value, "'"),
                         Text::str({}).with_value(v));
-        return false;
       }
       if (!c.template bind<Name>(ValueRef{v})) {
-        if constexpr (Ctx::explaining)
-          c.sink.report(FailureKind::Repeated,
+        return no_match(c, FailureKind::Repeated,
                         Text::str("'", Name::value, "' = ").with_value(c.template bound<Name>().p),
                         Text::str({}).with_value(v));
-        return false;
       }
       return true;
     }
@@ -113,17 +107,14 @@ struct Slot : element<Slot<Name, T>> {
   bool match(Ctx& c, const Value* v) const {
     typename traits::stored x{};
     if (!v || !traits::read(*v, x)) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(v ? FailureKind::Type : FailureKind::Missing,
+      return no_match(c, v ? FailureKind::Type : FailureKind::Missing,
                       Text::str("a ", slot_type_name<T>(), " for slot '", Name::value).then("'"),
                       Text::str({}).with_typed_value(v));
-      return false;
     }
     if (!c.template bind<Name>(x)) {
-      if constexpr (Ctx::explaining)
-        c.sink.report(FailureKind::Repeated, Text::str("the value bound to '", Name::value, "' earlier"),
+      return no_match(c, FailureKind::Repeated,
+                      Text::str("the value bound to '", Name::value, "' earlier"),
                       Text::str({}).with_value(v));
-      return false;
     }
     return true;
   }

@@ -99,10 +99,9 @@ struct Multi : element<Multi<R...>> {
       if (pget<K>(roots).template match_root<Off>(c, u)) return true;
       c.st = saved;
     }
-    if constexpr (Ctx::explaining)
-      c.sink.report(FailureKind::Op, Text::str("a user matching root ").with_count(K),
+    return no_match(c, FailureKind::Op,
+                    Text::str("a user matching root ").with_count(K),
                     Text::str("no matching user of ").with_node_name(a));
-    return false;
   }
 };
 
