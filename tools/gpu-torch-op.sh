@@ -16,14 +16,12 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 py=$(command -v python3)
-build=build-gpu-torch
-# The machine's default g++ (/opt/gcc) links libstdc++ statically into shared objects; a Python
-# module built so holds half a private libstdc++ beside the process's libstdc++.so (which
-# libsimdjson brings in), and the two halves' locale facets do not match (a crash in the first
-# ostringstream). The system compiler links it dynamically, as torch's extensions are built.
-compilers=()
-if [ -x /usr/bin/g++ ]; then compilers=(-DCMAKE_CXX_COMPILER=/usr/bin/g++ -DCMAKE_CUDA_HOST_COMPILER=/usr/bin/g++); fi
-export PYTHONPATH=$PWD/$build/python PYTHONDONTWRITEBYTECODE=1
+build=build-gpu-sys
+# A g++ whose own libstdc++ is static only (this machine's /opt/gcc) would link libstdc++.a into
+# the Python modules, beside the process's libstdc++.so that other libraries bring in: the two
+# copies' locale facets do not match and the first ostringstream crashes. Build with the system
+# compiler (as torch's extensions are built), for nvcc's host side too.
+if [ -x /usr/bin/g++ ]; then export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++; fi
 
 case "${1:-build}" in
 build)
@@ -33,7 +31,7 @@ build)
     "$py" -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__)"
   } 2>&1 | tee "$OUT/env.txt"
   t0=$(date +%s)
-  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON "${compilers[@]}" \
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON \
     -DCTMATCH_CUDA_FULL_CONFIGS=OFF -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_PYTHON=ON \
     -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
     { tail -30 "$OUT/build.log"; exit 1; }
@@ -56,7 +54,7 @@ build)
   ;;
 all)
   t0=$(date +%s)
-  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON "${compilers[@]}" \
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON \
     -DCTMATCH_CUDA_FULL_CONFIGS=OFF -DCTMATCH_BUILD_TESTS=ON -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_PYTHON=ON \
     -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
     { tail -30 "$OUT/build.log"; exit 1; }
@@ -73,6 +71,18 @@ all)
   echo "bench with ${left} s left"
   PYTHONUNBUFFERED=1 OUT="$OUT" timeout $left "$py" benchmarks/python/bench_mm_scale_cast.py --dtypes float16 float8_e4m3fn \
     2>&1 | grep -v Warning | grep "^{" | tee "$OUT/bench_mm_scale_cast.log"
+  ;;
+quick)
+  t0=$(date +%s)
+  cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=ON \
+    -DCTMATCH_BUILD_TESTS=OFF -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_BUILD_TOOLS=OFF -DCTMATCH_BUILD_EXAMPLES=OFF \
+    -DCTMATCH_PYTHON=ON -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >"$OUT/build.log" 2>&1 ||
+    { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build $build -j "$(nproc)" --target _ctmatch _ctmatch_cuda >>"$OUT/build.log" 2>&1 || { grep error -A5 "$OUT/build.log" | head; exit 1; }
+  echo "built in $(( $(date +%s) - t0 )) s; libstdc++.so linked: $(ldd $build/python/ctmatch/_ctmatch_cuda*.so | grep -c libstdc++)"
+  "$py" -m unittest discover -s tests/python/cuda -p "test_*.py" -v 2>&1 | grep -v Warning | tail -12 | tee "$OUT/python_cuda_tests.txt"
+  "$py" examples/python/cuda/fused_kernel.py --dtype float8_e4m3fn --reps 10 2>&1 |
+    grep -E "^(model|ctmatch|inductor|time|OK|MISMATCH)|Error|error" | tee "$OUT/fused_fp8.txt"
   ;;
 bench)
   "$py" examples/python/cuda/fused_kernel.py --dtype float8_e4m3fn 2>&1 | grep -v Warning | tee "$OUT/fused_fp8.txt"
