@@ -75,7 +75,7 @@ static void BM_HostMmOneCall(benchmark::State& s) {
   const auto in = problem(s, DType::f32, "host");
   host::HostMmTemplate mm;
   const Kwargs none;
-  const Layout layout = in.output_layout();
+  const OutputLayout layout = in.output_layout();
   auto choice = mm.choice_or_none({to_kwargs({64, 64, 32, 2, 4, 8}), none, layout, in});
   HostRunner runner;
   const Buffers buf = runner.prepare(in, layout);
@@ -90,7 +90,7 @@ static void BM_HostLoopGemm(benchmark::State& s) {
   const auto in = problem(s, DType::f32, "host");
   host::HostAtenMm aten;
   const Kwargs none;
-  const Layout layout = in.output_layout();
+  const OutputLayout layout = in.output_layout();
   auto choice = aten.choice_or_none({none, none, layout, in});
   HostRunner runner;
   const Buffers buf = runner.prepare(in, layout);

@@ -46,7 +46,7 @@ struct FakeRunner final : Runner {
   int prepared = 0;
   explicit FakeRunner(std::string n = "fake device") : name(std::move(n)) {}
   std::string device_name() const override { return name; }
-  Buffers prepare(const MMKernelInputs&, const Layout&) override {
+  Buffers prepare(const MMKernelInputs&, const OutputLayout&) override {
     ++prepared;
     return {};
   }

@@ -137,7 +137,7 @@ TEST_CASE("a config without an instantiation has no kernel, and host::mm decline
   const auto in = MMKernelInputs::mm(33, 35, 37, DType::f32, "host");
   const Kwargs params = to_kwargs({256, 256, 256, 5, 8, 8});
   const Kwargs none;
-  const Layout layout = in.output_layout();
+  const OutputLayout layout = in.output_layout();
   CHECK(t.choice_or_none({params, none, layout, in}) == nullptr);
   const auto f64 = MMKernelInputs::mm(33, 35, 37, DType::f64, "host");
   CHECK(t.choice_or_none({to_kwargs({32, 32, 16, 1, 2, 8}), none, layout, f64}) == nullptr);
@@ -176,7 +176,7 @@ void check_choices_through_get_mm_configs(bool addmm) {
   const T sentinel = host::from_float<T>(777.0f);
   for (const auto& c : choices) {
     // the output is written with row stride n + 2 to catch writes past the last column
-    Layout layout = c.layout();
+    OutputLayout layout = c.layout();
     layout.strides = {n + 2, 1};
     KernelTemplateChoice ktc = c;
     ktc.set_layout(layout);

@@ -86,7 +86,7 @@ class CudaRunner final : public tune::Runner {
   [[nodiscard]] std::string device_name() const override { return cuda::device_name(); }
   tune::Timer& timer() override { return timer_; }
 
-  tune::Buffers prepare(const tune::MMKernelInputs& inputs, const tune::Layout& output) override {
+  tune::Buffers prepare(const tune::MMKernelInputs& inputs, const tune::OutputLayout& output) override {
     release();
     tune::Buffers b;
     unsigned seed = 1;

@@ -2,8 +2,8 @@
 // Graph: owns its nodes in an arena with stable ids (an erased node's id is never reused),
 // keeps them in a doubly linked list in topological order, and keeps every node's users.
 // All mutation goes through Graph, so users, names and order stay consistent; a Transaction
-// journals mutations and undoes them unless committed, so a failed rewrite leaves the graph
-// exactly as it was.
+// (transaction.hpp) journals mutations (journal.hpp) and undoes them unless committed, so a
+// failed rewrite leaves the graph exactly as it was.
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "journal.hpp"
 #include "name_index.hpp"
 #include "node.hpp"
 #include "node_name.hpp"
@@ -315,7 +316,7 @@ class Graph {
   /// removing them newest first restores the graph without a Transaction's journal. Throws
   /// GraphError if `id` is not the newest live node, has users, or a transaction is open.
   void remove_newest(NodeId id) {
-    if (journaling_) throw GraphError("remove_newest inside a transaction");
+    if (journal_.on) throw GraphError("remove_newest inside a transaction");
     if (id + std::size_t{1} != nodes_.size() || !nodes_[id].alive_)
       throw GraphError("remove_newest of a node that is not the newest");
     Node& n = nodes_[id];
@@ -410,54 +411,13 @@ class Graph {
   /// about a node after reading, in the form `FILE:LINE:COL` (io::describe_at).
   std::vector<std::size_t> source_offsets;
 
-  // ---- transactions ----
+  // ---- transactions (transaction.hpp) ----
   /// Journals every structural change from construction on; unless commit() is called, the
   /// destructor undoes them in reverse order. One transaction at a time.
-  class Transaction {
-   public:
-    explicit Transaction(Graph& g) : g_(g) {
-      if (g_.journaling_) throw GraphError("nested graph transactions are not supported");
-      g_.journaling_ = true;
-      g_.clear_journal();
-    }
-    Transaction(const Transaction&) = delete;
-    Transaction& operator=(const Transaction&) = delete;
-    void commit() {
-      g_.clear_journal();
-      g_.journaling_ = false;
-      done_ = true;
-    }
-    void rollback() {
-      g_.journaling_ = false;
-      g_.undo();
-      done_ = true;
-    }
-    ~Transaction() {
-      if (!done_) rollback();
-    }
-
-   private:
-    Graph& g_;
-    bool done_ = false;
-  };
+  class Transaction;
 
  private:
-  /// One journaled change. Changes to users lists are recorded as the single element added or
-  /// removed, so journaling a node's creation or erasure allocates nothing; the rarer changes
-  /// of a node's arguments (set_args, and replace_all_uses inside a transaction) save copies.
-  struct Entry {
-    enum Type : std::uint8_t { Created, Erased, UserAdded, UserRemoved, UserSwapped, ArgsChanged, UsersChanged } type;
-    NodeId id;
-    // Erased: the neighbours (prev, next). UserRemoved, UserSwapped: (position, user).
-    // ArgsChanged / UsersChanged: (index into saved_args_ / saved_users_, unused).
-    std::uint32_t a = 0;
-    std::uint32_t b = 0;
-  };
-  struct SavedArgs {
-    NodeArgs args;
-    std::vector<Kwarg> kwargs;
-  };
-
+  using Entry = JournalEntry;
   bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
   // Callbacks for the name index.
   struct NameOf {
@@ -707,72 +667,11 @@ class Graph {
     if (mutating_ != 0) mutating_ -= is_mutating(n);  // none counted: nothing to look at
   }
 
-  void journal(Entry e) {
-    if (journaling_) journal_.push_back(e);
-  }
-  void journal_users(NodeId id) {
-    if (!journaling_) return;
-    journal_.push_back(Entry{Entry::UsersChanged, id, static_cast<std::uint32_t>(saved_users_.size())});
-    saved_users_.push_back(nodes_[id].users_);
-  }
-  void journal_args(NodeId id) {
-    if (!journaling_) return;
-    journal_.push_back(Entry{Entry::ArgsChanged, id, static_cast<std::uint32_t>(saved_args_.size())});
-    saved_args_.push_back(SavedArgs{nodes_[id].args_, nodes_[id].kwargs_});
-  }
-  void clear_journal() {
-    journal_.clear();  // plain entries: keeps its capacity for the next transaction
-    saved_args_.clear();
-    saved_users_.clear();
-  }
-  void undo() {
-    for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) {
-      Node& n = nodes_[it->id];
-      switch (it->type) {
-        case Entry::Created:  // its uses are undone by their own entries, which come after it
-          pop_newest();        // created nodes are the newest: undone newest first
-          break;
-        case Entry::Erased:
-          n.alive_ = true;
-          if (n.kind_ == NodeKind::CallFunction) call_ops_[n.id_] = n.op_;
-          mutating_ += is_mutating(n);
-          ++live_;
-          if (find(n.name_) != n.id_) names_.insert(n.name_, n.id_, is_live());  // a rehash dropped it
-          n.prev_ = it->a;
-          n.next_ = it->b;
-          if (n.prev_ == no_node) head_ = n.id_; else nodes_[n.prev_].next_ = n.id_;
-          if (n.next_ == no_node) tail_ = n.id_; else nodes_[n.next_].prev_ = n.id_;
-          break;
-        case Entry::UserAdded:
-          pop_user(n.id_);
-          break;
-        case Entry::UserRemoved:
-          n.users_.insert_at(it->a, it->b);
-          user_slots_.erase(n.id_);  // the users after it moved
-          break;
-        case Entry::UserSwapped:  // the last user goes back to the end, the dropped one to its slot
-          n.users_.push_back(n.users_[it->a]);
-          n.users_[it->a] = it->b;
-          if (UserSlots* slots = user_slots_of(n.id_, n.users_.size() > indexed_users)) {
-            (*slots)[n.users_.back()] = static_cast<std::uint32_t>(n.users_.size() - 1);
-            (*slots)[it->b] = it->a;
-          }
-          break;
-        case Entry::ArgsChanged:
-          uncount_mutating(n);
-          n.args_ = std::move(saved_args_[it->a].args);
-          n.kwargs_ = std::move(saved_args_[it->a].kwargs);
-          n.signature_ = bind(n.kind_, n.op_, n.args_, n.kwargs_, n.arg_where_);  // bound before: cannot throw
-          mutating_ += is_mutating(n);
-          break;
-        case Entry::UsersChanged:
-          n.users_ = saved_users_[it->a];
-          user_slots_.erase(n.id_);
-          break;
-      }
-    }
-    clear_journal();
-  }
+  void journal(Entry e) { journal_.record(e); }
+  void journal_users(NodeId id) { journal_.save_users(id, nodes_[id].users_); }
+  void journal_args(NodeId id) { journal_.save_args(id, nodes_[id].args_, nodes_[id].kwargs_); }
+  /// Undoes the journal, newest change first (transaction.hpp).
+  void undo();
 
   std::vector<Node> nodes_;
   NameIndex names_;
@@ -784,11 +683,11 @@ class Graph {
   bool ids_in_order_ = true;
   bool may_have_unbound_ = false;           // binding_current()
   std::uint64_t unbound_checked_at_ = 0;   // the registry's signatures_set() then
-  bool journaling_ = false;
-  std::vector<Entry> journal_;
-  std::vector<SavedArgs> saved_args_;
-  std::vector<Node::Users> saved_users_;
+  Journal journal_;
   std::unordered_map<NodeId, UserSlots> user_slots_;  // the long users lists' slot tables
 };
 
 }  // namespace ctmatch
+
+// Graph::Transaction and Graph::undo, which need the whole Graph.
+#include "transaction.hpp"

@@ -126,6 +126,7 @@ class alignas(64) Node {
 
  private:
   friend class Graph;
+  friend struct Journal;  // keeps copies of users lists for undo
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
 

@@ -71,7 +71,7 @@ class Choices {
     if (configs.empty()) return out;
     auto inputs = std::make_shared<const MMKernelInputs>(h.adjust_kernel_inputs(ctx));
     auto extra = std::make_shared<const Kwargs>(h.extra_kwargs(ctx));
-    auto layout = std::make_shared<const Layout>(kernel_inputs.output_layout());
+    auto layout = std::make_shared<const OutputLayout>(kernel_inputs.output_layout());
     out.reserve(configs.size());
     for (Kwargs& c : configs) out.emplace_back(kernel_template, c.merged(overrides), extra, layout, inputs);
     return out;

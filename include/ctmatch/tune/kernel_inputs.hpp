@@ -30,12 +30,12 @@ struct TensorDesc {
 };
 
 /// The output of the op: device, dtype, sizes, strides.
-struct Layout {
+struct OutputLayout {
   std::string device;
   DType dtype = DType::f32;
   std::vector<std::int64_t> sizes;
   std::vector<std::int64_t> strides;
-  friend bool operator==(const Layout&, const Layout&) = default;
+  friend bool operator==(const OutputLayout&, const OutputLayout&) = default;
 };
 
 /// Inputs of a GEMM-family op: `mm(mat1, mat2)` or `addmm(bias, mat1, mat2)`.
@@ -108,7 +108,7 @@ class MMKernelInputs {
   [[nodiscard]] const std::map<std::string, double>& scalars() const { return scalars_; }
 
   /// Row-major [m, n] output in the output dtype.
-  [[nodiscard]] Layout output_layout() const { return Layout{device_, out_dtype(), {m(), n()}, {n(), 1}}; }
+  [[nodiscard]] OutputLayout output_layout() const { return OutputLayout{device_, out_dtype(), {m(), n()}, {n(), 1}}; }
 
  private:
   std::vector<TensorDesc> nodes_;

@@ -27,7 +27,7 @@ enum class TemplateKind : std::uint8_t { Template, Extern };
 struct ChoiceRequest {
   const Kwargs& params;
   const Kwargs& extra_kwargs;
-  const Layout& layout;
+  const OutputLayout& layout;
   const MMKernelInputs& inputs;
 };
 

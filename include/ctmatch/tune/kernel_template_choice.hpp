@@ -15,7 +15,7 @@ namespace ctmatch::tune {
 class KernelTemplateChoice {
  public:
   KernelTemplateChoice(const KernelTemplate& kernel_template, Kwargs params, std::shared_ptr<const Kwargs> extra_kwargs,
-                       std::shared_ptr<const Layout> layout, std::shared_ptr<const MMKernelInputs> inputs)
+                       std::shared_ptr<const OutputLayout> layout, std::shared_ptr<const MMKernelInputs> inputs)
       : template_(&kernel_template),
         params_(std::move(params)),
         extra_kwargs_(std::move(extra_kwargs)),
@@ -27,7 +27,7 @@ class KernelTemplateChoice {
   [[nodiscard]] std::string_view uid() const { return template_->uid(); }
   [[nodiscard]] const Kwargs& params() const { return params_; }
   [[nodiscard]] const Kwargs& extra_kwargs() const { return *extra_kwargs_; }
-  [[nodiscard]] const Layout& layout() const { return *layout_; }
+  [[nodiscard]] const OutputLayout& layout() const { return *layout_; }
   [[nodiscard]] const MMKernelInputs& inputs() const { return *inputs_; }
   /// The GEMM config the params name, if they name one (extern choices do not).
   [[nodiscard]] std::optional<GemmConfig> config() const { return gemm_config_of(params_); }
@@ -35,8 +35,8 @@ class KernelTemplateChoice {
   [[nodiscard]] Kwargs all_kwargs() const { return params_.merged(*extra_kwargs_); }
 
   /// Replaces the layout (Inductor fixes a flexible layout here); a choice made before is dropped.
-  void set_layout(Layout layout) {
-    layout_ = std::make_shared<const Layout>(std::move(layout));
+  void set_layout(OutputLayout layout) {
+    layout_ = std::make_shared<const OutputLayout>(std::move(layout));
     state_ = std::make_shared<Lazy>();
   }
 
@@ -60,7 +60,7 @@ class KernelTemplateChoice {
   const KernelTemplate* template_;
   Kwargs params_;
   std::shared_ptr<const Kwargs> extra_kwargs_;
-  std::shared_ptr<const Layout> layout_;
+  std::shared_ptr<const OutputLayout> layout_;
   std::shared_ptr<const MMKernelInputs> inputs_;
   std::shared_ptr<Lazy> state_;
 };

@@ -44,7 +44,7 @@ class Runner {
   [[nodiscard]] virtual std::string device_name() const = 0;
   /// Buffers for inputs (op order) and output, filled with data; valid until the next prepare
   /// or the runner's destruction.
-  virtual Buffers prepare(const MMKernelInputs& inputs, const Layout& output) = 0;
+  virtual Buffers prepare(const MMKernelInputs& inputs, const OutputLayout& output) = 0;
   virtual Timer& timer() = 0;
 };
 
@@ -87,7 +87,7 @@ class HostRunner final : public Runner {
   [[nodiscard]] std::string device_name() const override { return name_; }
   Timer& timer() override { return timer_; }
 
-  Buffers prepare(const MMKernelInputs& inputs, const Layout& output) override {
+  Buffers prepare(const MMKernelInputs& inputs, const OutputLayout& output) override {
     storage_.clear();
     Buffers b;
     std::mt19937 rng(42);
