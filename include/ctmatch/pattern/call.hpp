@@ -104,8 +104,10 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   static constexpr std::uint32_t code = detail::type_code(OpT::schema.args[I].type);
 
   template <std::uint32_t TC>
+  static constexpr bool fits_argument = detail::is_tensor_code(TC) || detail::is_any_code(TC);
+  template <std::uint32_t TC>
   static constexpr bool check() {
-    static_assert(detail::is_tensor_code(TC) || detail::is_any_code(TC),
+    static_assert(fits_argument<TC>,
                   "ctmatch: an op call is used where the schema expects a non-Tensor argument");
     return true;
   }
@@ -114,8 +116,16 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
       std::conditional_t<std::is_same_v<Label, no_label>, mp::mp_list<>, mp::mp_list<binding<Label, NodeId>>>,
       typename A::elem::template bindings<code<A::index>>...>;
 
+  /// Argument Arg's element against its schema type: first the error that names the argument
+  /// (when the element cannot stand for it at all), then the element's own checks.
+  template <class Arg>
+  static constexpr bool check_argument() {
+    if constexpr (!Arg::elem::template fits_argument<code<Arg::index>>)
+      (void)errors::report<errors::argument_does_not_fit<OpT, errors::arg_name<OpT, Arg::index>>>();
+    return Arg::elem::template check<code<Arg::index>>();
+  }
   // Checked when the call is built: each argument against its schema type, then the names.
-  static_assert((A::elem::template check<code<A::index>>() && ...));
+  static_assert((check_argument<A>() && ...));
   static_assert(detail::check_distinct<bindings<detail::any_code>>());
   static_assert(!Opts::commutative ||
                     (OpT::schema.num_positional() >= 2 &&

@@ -51,6 +51,12 @@ template <class Op, class Argument>
 struct given_twice {
   static_assert(never<Op, Argument>, "ctmatch: an argument is given twice (positionally and by keyword)");
 };
+template <class Op, class Argument>
+struct argument_does_not_fit {
+  static_assert(never<Op, Argument>,
+                "ctmatch: this argument of the op's schema cannot take what the pattern gives it (a constant "
+                "of another type, or an op call where the schema wants a non-Tensor)");
+};
 template <class Slot, class Type>
 struct slot_type_does_not_fit {
   static_assert(never<Slot, Type>, "ctmatch: the slot's type cannot hold the schema argument's type");

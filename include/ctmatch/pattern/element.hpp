@@ -33,6 +33,11 @@ template <class D>
 struct element : element_tag {
   /// Whether the element holds alternatives (so a match may leave node slots unused).
   static constexpr bool branches = false;
+  /// Whether the element can stand for a schema argument of type code TC at all; a Call names
+  /// the argument when one of its elements cannot (errors::argument_does_not_fit), before the
+  /// element's own check says why.
+  template <std::uint32_t TC>
+  static constexpr bool fits_argument = true;
   /// The element, and then `pred` must hold on what it matched: a slot's typed value, an op
   /// call's `const Node&`, a Tensor placeholder's `const Node&`, otherwise the `const Value&`.
   /// `pred` may also take the Graph as second parameter.

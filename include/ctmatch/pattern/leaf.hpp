@@ -133,6 +133,8 @@ struct Const : element<Const<T>> {
 
   static constexpr std::size_t calls = 0;
   template <std::uint32_t TC>
+  static constexpr bool fits_argument = traits::fits(TC);
+  template <std::uint32_t TC>
   static constexpr bool check() {
     static_assert(traits::fits(TC),
                   "ctmatch: the constant's type does not fit the schema argument's type");
@@ -205,6 +207,8 @@ struct Where : element<Where<E, F>> {
 
   static constexpr std::size_t calls = E::calls;
   static constexpr bool branches = E::branches;
+  template <std::uint32_t TC>
+  static constexpr bool fits_argument = E::template fits_argument<TC>;
   template <std::uint32_t TC>
   static constexpr bool check() { return E::template check<TC>(); }
   template <std::uint32_t TC>

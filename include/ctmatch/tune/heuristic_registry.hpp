@@ -19,10 +19,12 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "compile_errors.hpp"
 #include "uid.hpp"
 #include "heuristic.hpp"
 
@@ -190,6 +192,7 @@ struct HeuristicRegistration {
   static_assert(std::is_base_of_v<TemplateConfigHeuristic, H>,
                 "ctmatch: a registered heuristic must derive from TemplateConfigHeuristic");
   using heuristic_type = H;
+  using key_names = std::tuple<uid_name<Uid>, uid_name<Device>, uid_name<Op>>;  // for compile errors
   static constexpr std::string_view uid = Uid.view();
   static constexpr std::string_view device = Device.view();
   static constexpr std::string_view op = Op.view();
@@ -212,14 +215,25 @@ struct StaticKey {
   std::string_view uid, device, op;
   bool always;
 };
+/// The index of the first registration whose key repeats an earlier one's, or N.
 template <std::size_t N>
-constexpr bool distinct_keys(const std::array<StaticKey, N>& keys) {
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = i + 1; j < N; ++j)
+constexpr std::size_t first_repeated_key(const std::array<StaticKey, N>& keys) {
+  for (std::size_t j = 0; j < N; ++j)
+    for (std::size_t i = 0; i < j; ++i)
       if (keys[i].always && keys[j].always && keys[i].uid == keys[j].uid && keys[i].device == keys[j].device &&
           keys[i].op == keys[j].op)
-        return false;
-  return true;
+        return j;
+  return N;
+}
+/// True when no key repeats; otherwise names the repeated one (errors::duplicate_heuristic).
+template <std::size_t Repeat, class... Registrations>
+constexpr bool keys_distinct() {
+  if constexpr (Repeat < sizeof...(Registrations)) {
+    using names = typename std::tuple_element_t<Repeat, std::tuple<Registrations...>>::key_names;
+    (void)errors::report<errors::duplicate_heuristic<std::tuple_element_t<0, names>, std::tuple_element_t<1, names>,
+                                                     std::tuple_element_t<2, names>>>();
+  }
+  return Repeat == sizeof...(Registrations);
 }
 }  // namespace detail
 
@@ -228,7 +242,7 @@ template <class... Registrations>
 struct StaticHeuristics {
   static constexpr std::array<detail::StaticKey, sizeof...(Registrations)> keys{
       detail::StaticKey{Registrations::uid, Registrations::device, Registrations::op, Registrations::always}...};
-  static_assert(detail::distinct_keys(keys),
+  static_assert(detail::keys_distinct<detail::first_repeated_key(keys), Registrations...>(),
                 "ctmatch: two heuristics registered under one (template uid, device, op) key");
 
   static void install(HeuristicRegistry& r) { (Registrations::install(r), ...); }

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compile_errors.hpp"
 #include "uid.hpp"
 #include "kernel_template.hpp"
 
@@ -28,12 +29,20 @@ struct UnknownUidError : std::out_of_range {
 };
 
 namespace detail {
+/// The index of the first uid that repeats an earlier one, or N.
 template <std::size_t N>
-constexpr bool all_distinct(const std::array<std::string_view, N>& uids) {
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = i + 1; j < N; ++j)
-      if (uids[i] == uids[j]) return false;
-  return true;
+constexpr std::size_t first_repeat(const std::array<std::string_view, N>& uids) {
+  for (std::size_t j = 0; j < N; ++j)
+    for (std::size_t i = 0; i < j; ++i)
+      if (uids[i] == uids[j]) return j;
+  return N;
+}
+/// True when no uid repeats; otherwise names the repeated one (errors::duplicate_template_uid).
+template <std::size_t Repeat, class... Ts>
+constexpr bool uids_distinct() {
+  if constexpr (Repeat < sizeof...(Ts))
+    (void)errors::report<errors::duplicate_template_uid<uid_name<std::tuple_element_t<Repeat, std::tuple<Ts...>>::static_uid>>>();
+  return Repeat == sizeof...(Ts);
 }
 template <std::size_t N>
 constexpr int find_uid(const std::array<std::string_view, N>& uids, std::string_view uid) {
@@ -46,7 +55,7 @@ constexpr int find_uid(const std::array<std::string_view, N>& uids, std::string_
 template <StaticKernelTemplate... Ts>
 class TemplateRegistry {
   static constexpr std::array<std::string_view, sizeof...(Ts)> uids_{Ts::static_uid.view()...};
-  static_assert(detail::all_distinct(uids_),
+  static_assert(detail::uids_distinct<detail::first_repeat(uids_), Ts...>(),
                 "ctmatch: two kernel templates in one TemplateRegistry have the same uid");
 
  public:

@@ -14,6 +14,10 @@ using ::ctmatch::fixed_string;
 /// "Any device" / "any op" in a heuristic key, as Inductor's `None`.
 inline constexpr fixed_string any = "";
 
+/// A uid (or a device, an op name) as a type, for compile errors that print it.
+template <fixed_string S>
+struct uid_name {};
+
 /// Where `::` starts in a uid, or npos. (A plain loop: g++ 12 with -fsanitize=undefined cannot
 /// evaluate string_view::find on a template argument's characters in a constant expression.)
 constexpr std::size_t uid_separator(std::string_view uid) {
