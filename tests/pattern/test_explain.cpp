@@ -140,3 +140,29 @@ TEST_CASE("explain on a real graph: why a getitem of a split is not a layer_norm
   CHECK(e.failures[0].found == "aten.split_with_sizes.default");
   CHECK(explain(ln, g, g.find("getitem")).matched);
 }
+
+TEST_CASE("an extra_check in named parts: explain names the part that failed, parts run in order") {
+  Small s;
+  int calls = 0;
+  auto holds = [&](const auto&) { ++calls; return true; };
+  auto fails = [&](const auto&) { ++calls; return false; };
+  const auto p = extra_check(scale_cast(aten::mm("a"_x, "b"_x)), check<"a is not b">(holds),
+                             check<"the dtype is float8">(fails), check<"never reached">(holds));
+  auto e = explain(p, s.g, s.s);
+  REQUIRE_FALSE(e.matched);
+  REQUIRE(e.failures.size() == 1);
+  CHECK(e.failures[0].kind == FailureKind::Check);
+  CHECK(e.failures[0].expected == "the check 'the dtype is float8' to hold");
+  CHECK(calls == 2);  // the third part is not run
+  CHECK_FALSE(match(p, s.g, s.s));
+
+  calls = 0;
+  const auto all_hold = extra_check(scale_cast(aten::mm("a"_x, "b"_x)), check<"one">(holds), check<"two">(holds));
+  CHECK(match(all_hold, s.g, s.s));
+  CHECK(calls == 2);
+  // one named part alone is named too; an unnamed check says only that it failed
+  CHECK(explain(extra_check(scale_cast(aten::mm("a"_x, "b"_x)), check<"alone">(fails)), s.g, s.s).failures[0].expected ==
+        "the check 'alone' to hold");
+  CHECK(explain(extra_check(scale_cast(aten::mm("a"_x, "b"_x)), fails), s.g, s.s).failures[0].expected ==
+        "extra_check to hold");
+}

@@ -144,6 +144,15 @@ TEST_CASE("mm + bias -> addmm when the dtypes agree and the bias broadcasts as a
     CHECK(run(ok) == std::map<std::string, std::size_t>{{"mm_bias_addmm", 1}});
     CHECK(op_name(ok[result(ok)].op()) == "aten.addmm.default");
     CHECK(ok[result(ok)].meta.dtype == ScalarType::Float);
+    // --explain names the part of the check that failed
+    auto why = [](Graph& g) {  // both forms (mm first, bias first) are called mm_bias_addmm
+      std::string all;
+      for (const RuleExplanation& e : explain(g, rules::default_rules(), result(g)))
+        if (e.rule == "mm_bias_addmm") all += e.why + "\n";
+      return all;
+    };
+    CHECK(why(rank3).find("the check 'the bias is at most 2-d' to hold") != std::string::npos);
+    CHECK(why(dtype).find("the check 'the bias has the mm's dtype' to hold") != std::string::npos);
     CHECK(run(rank3).empty());
     CHECK(run(dtype).empty());
   }

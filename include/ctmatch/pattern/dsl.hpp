@@ -8,7 +8,8 @@
 //   e.where(pred)       predicate on what e matched           a | b, any_of(a, b)  alternatives
 //   list(a, b), each(e) list patterns, variadic operands      multi(r1, r2)  several roots
 //   call.users<N>() .any_users() .exact_kwargs() .commutative() .named<"n">()   (call.hpp)
-//   extra_check(p, f)   check on the whole match (match.hpp)
+//   extra_check(p, f)   check on the whole match (match.hpp); extra_check(p, check<"name">(f), ...)
+//                       in named parts, the failing one named by explain()
 //   match(p, g, node) -> std::optional<Match<P>>, explain(p, g, node), root_ops(p)
 #include "explain.hpp"
 #include "match.hpp"
@@ -17,6 +18,7 @@
 namespace ctmatch::dsl {
 
 using pattern::any_of;
+using pattern::check;
 using pattern::DType;
 using pattern::each;
 using pattern::explain;

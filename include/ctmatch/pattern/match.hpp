@@ -24,6 +24,7 @@
 //                                   and of name<"a">: what a replacement may use
 //   Match<P>::node_ids(), is_root(i), root()  the matched nodes
 //   extra_check(p, f)               f(const Match<...>&) must return true (run last)
+//   extra_check(p, check<"a">(f), ...)  named parts, tried in order; explain() names the failing one
 //   explain(p, g, n)                explain.hpp: why not
 //
 // One attempt costs no allocation, no std::function, no string compare and no second run:
@@ -32,6 +33,8 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include <boost/mp11/algorithm.hpp>
@@ -68,6 +71,29 @@ constexpr Checked<P, F> extra_check(const P& p, F f) {
   return Checked<P, F>(p, f);
 }
 
+/// One named part of an extra_check: `check<"bias has mm's dtype">(f)`. When a part fails,
+/// explain() names it, so a check written as parts says which of them did not hold.
+template <fixed_string Name, class F>
+struct NamedCheck {
+  F fn;
+  static constexpr std::string_view name = Name.view();
+};
+template <fixed_string Name, class F>
+constexpr NamedCheck<Name, F> check(F f) {
+  return NamedCheck<Name, F>{f};
+}
+/// The parts of an extra_check, run in order until one fails.
+template <class... Parts>
+struct CheckParts {
+  std::tuple<Parts...> parts;
+};
+/// `extra_check(p, check<"a">(f), check<"b">(g), ...)`: every part must hold, tried in order.
+template <class P, class Part1, class Part2, class... Parts>
+constexpr auto extra_check(const P& p, Part1 a, Part2 b, Parts... rest) {
+  using C = CheckParts<Part1, Part2, Parts...>;
+  return Checked<P, C>(p, C{{a, b, rest...}});
+}
+
 namespace detail {
 /// Whether P is a chain of plain op calls: each has at most one argument holding op calls, and
 /// that argument is itself such a call (no alternatives, lists or several roots on the way).
@@ -90,6 +116,14 @@ struct is_chain<Call<OpT, Opts, Label, A...>> {
 };
 
 inline constexpr std::uint32_t root_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
+template <class F>
+struct is_named_check : std::false_type {};
+template <fixed_string Name, class F>
+struct is_named_check<NamedCheck<Name, F>> : std::true_type {};
+template <class F>
+struct is_check_parts : std::false_type {};
+template <class... Parts>
+struct is_check_parts<CheckParts<Parts...>> : std::true_type {};
 template <class P>
 struct is_checked : std::false_type {};
 template <class P, class F>
@@ -185,6 +219,28 @@ class Match {
 };
 
 namespace detail {
+template <class F, class M>
+bool call_check(const F& f, const M& m, const Graph& g) {
+  if constexpr (std::is_invocable_v<const F&, const M&, const Graph&>) return f(m, g);
+  else return f(m);
+}
+/// An extra_check: a plain function, one named part, or parts tried in order; a failure
+/// names the part that did not hold.
+template <class F, class M, class Sink>
+bool run_check(const F& f, const M& m, const Graph& g, Sink& sink) {
+  if constexpr (is_named_check<F>::value) {
+    if (call_check(f.fn, m, g)) return true;
+    if constexpr (Sink::enabled) sink.report(FailureKind::Check, Text::str("the check '", F::name, "' to hold"), Text::str("false"));
+    return false;
+  } else if constexpr (is_check_parts<F>::value) {
+    return std::apply([&](const auto&... part) { return (run_check(part, m, g, sink) && ...); }, f.parts);
+  } else {
+    if (call_check(f, m, g)) return true;
+    if constexpr (Sink::enabled) sink.report(FailureKind::Check, Text::str("extra_check to hold"), Text::str("false"));
+    return false;
+  }
+}
+
 template <class P, class Sink>
 bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   m.graph_ = &g;
@@ -194,15 +250,7 @@ bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
   Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches> c{g, m.state_, sink};
   if (!p.template match_root<0>(c, id)) return false;
-  if constexpr (is_checked<P>::value) {
-    bool ok;
-    if constexpr (std::is_invocable_v<decltype(p.check_fn), const Match<P>&, const Graph&>) ok = p.check_fn(m, g);
-    else ok = p.check_fn(m);
-    if (!ok) {
-      if constexpr (Sink::enabled) sink.report(FailureKind::Check, Text::str("extra_check to hold"), Text::str("false"));
-      return false;
-    }
-  }
+  if constexpr (is_checked<P>::value) return run_check(p.check_fn, m, g, sink);
   return true;
 }
 }  // namespace detail

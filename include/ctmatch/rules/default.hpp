@@ -163,23 +163,32 @@ inline constexpr auto to_copy_chain = rewrite<"to_copy_chain">(
                 }),
     aten::_to_copy("x"_x, "dtype"_kw = slot<"d2", DType>));
 
-/// bias has the dtype of the mm and a rank of at most 2 (so that addmm's broadcast of its
-/// first argument gives what add's broadcast gave).
-struct bias_fits_addmm {
+/// The bias has the dtype of the mm, and a rank of at most 2 (so that addmm's broadcast of its
+/// first argument gives what add's broadcast gave): two named parts, so that explain() says
+/// which one failed.
+struct bias_has_mm_dtype {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    NodeId mm = get<"mm">(m), bias = get<"bias">(m);
-    const TensorMeta &mt = g[mm].meta, &bt = g[bias].meta;
-    return mt.dtype && bt.dtype && *mt.dtype == *bt.dtype && bt.shape && bt.shape->size() <= 2;
+    const TensorMeta &mt = g[get<"mm">(m)].meta, &bt = g[get<"bias">(m)].meta;
+    return mt.dtype && bt.dtype && *mt.dtype == *bt.dtype;
   }
 };
+struct bias_at_most_2d {
+  template <class M>
+  bool operator()(const M& m, const Graph& g) const {
+    const TensorMeta& bt = g[get<"bias">(m)].meta;
+    return bt.shape && bt.shape->size() <= 2;
+  }
+};
+inline constexpr auto bias_dtype = check<"the bias has the mm's dtype">(bias_has_mm_dtype{});
+inline constexpr auto bias_rank = check<"the bias is at most 2-d">(bias_at_most_2d{});
 inline constexpr auto mm_bias_addmm = rewrite<"mm_bias_addmm">(
     extra_check(aten::add.Tensor(aten::mm("a"_x, "b"_x).users<1>().named<"mm">(), "bias"_x).exact_kwargs(),
-                bias_fits_addmm{}),
+                bias_dtype, bias_rank),
     aten::addmm("bias"_x, "a"_x, "b"_x));
 inline constexpr auto mm_bias_addmm_swapped = rewrite<"mm_bias_addmm">(
     extra_check(aten::add.Tensor("bias"_x, aten::mm("a"_x, "b"_x).users<1>().named<"mm">()).exact_kwargs(),
-                bias_fits_addmm{}),
+                bias_dtype, bias_rank),
     aten::addmm("bias"_x, "a"_x, "b"_x));
 }  // namespace default_detail
 
