@@ -166,3 +166,35 @@ TEST_CASE("an extra_check in named parts: explain names the part that failed, pa
   CHECK(explain(extra_check(scale_cast(aten::mm("a"_x, "b"_x)), fails), s.g, s.s).failures[0].expected ==
         "extra_check to hold");
 }
+
+TEST_CASE("single_use(p): every interior call has one user unless it says otherwise; the root any") {
+  schema::ensure_builtin_schemas();
+  Graph g;
+  const NodeId x = g.placeholder("x"), w = g.placeholder("w");
+  const NodeId mm = g.call(id_of(aten::mm), {ref(x), ref(w)});
+  const NodeId relu = g.call(id_of(aten::relu), {ref(mm)});
+  const NodeId tanh = g.call(id_of(aten::tanh), {ref(relu)});
+  const NodeId other = g.call(id_of(aten::gelu), {ref(relu)});  // relu: two users
+  g.output({ref(tanh), ref(other), ref(relu)});
+
+  const auto chain = aten::tanh(aten::relu(aten::mm("a"_x, "b"_x)));
+  CHECK(match(chain, g, tanh));  // without the option: users are not looked at
+  CHECK_FALSE(match(single_use(chain), g, tanh));
+  const auto e = explain(single_use(chain), g, tanh);
+  REQUIRE(e.failures.size() == 1);
+  CHECK(e.failures[0].kind == FailureKind::Users);
+  CHECK(e.failures[0].node_name == "relu");
+  CHECK(e.failures[0].expected == "1 user(s) (single_use)");
+  CHECK(e.failures[0].found == "3 user(s)");
+  // the root may have any number of users; a call's own users<N>() wins over the option
+  CHECK(match(single_use(aten::relu(aten::mm("a"_x, "b"_x))), g, relu));
+  CHECK(match(single_use(aten::tanh(aten::relu(aten::mm("a"_x, "b"_x)).users<3>())), g, tanh));
+  // around an extra_check, which still runs
+  int calls = 0;
+  const auto checked = single_use(extra_check(aten::relu(aten::mm("a"_x, "b"_x)), [&](const auto&) {
+    ++calls;
+    return false;
+  }));
+  CHECK_FALSE(match(checked, g, relu));
+  CHECK(calls == 1);
+}

@@ -108,10 +108,12 @@ struct State {
 /// What the matcher passes down the pattern: the graph, the state, the explain sink (report
 /// failures only under `if constexpr (Ctx::explaining)`: NoExplain has no fail()).
 template <class Bindings, std::size_t NodeCount, class Sink, class Repeated = Bindings,
-          bool Branches = true>
+          bool Branches = true, bool SingleUse = false>
 struct Context {
   using bindings = Bindings;
   static constexpr bool explaining = Sink::enabled;
+  /// single_use(p): every op call below a root without a users<N>() of its own has one user.
+  static constexpr bool single_use = SingleUse;
   /// Whether a retry (commutative operands) must restore the state first: only when some
   /// name compares on a later occurrence (a stale binding would be compared with) or
   /// alternatives may leave node slots behind. Otherwise the retry rewrites what it needs.

@@ -161,6 +161,15 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
                       Text::str("the result of ", OpT::name()),
                       Text::str({}).with_typed_value(v));
     }
+    if constexpr (Ctx::single_use && Opts::users < 0) {  // an interior call of a single_use pattern
+      if (c.g[id].num_users() != 1) {
+        if constexpr (Ctx::explaining) c.sink.enter_node(Off, OpT::name(), id);
+        no_match(c, FailureKind::Users, Text::str("1 user(s) (single_use)"),
+                 Text::str({}).with_count(c.g[id].num_users()).then(" user(s)"));
+        if constexpr (Ctx::explaining) c.sink.leave_node();
+        return false;
+      }
+    }
     return match_root<Off>(c, id);
   }
   template <std::uint32_t TC, std::size_t Off, class Ctx>

@@ -10,6 +10,7 @@
 //   call.users<N>() .any_users() .exact_kwargs() .commutative() .named<"n">()   (call.hpp)
 //   extra_check(p, f)   check on the whole match (match.hpp); extra_check(p, check<"name">(f), ...)
 //                       in named parts, the failing one named by explain()
+//   single_use(p)       every op call below the root has one user (unless it says users<N>())
 //   match(p, g, node) -> std::optional<Match<P>>, explain(p, g, node), root_ops(p)
 #include "explain.hpp"
 #include "match.hpp"
@@ -27,6 +28,7 @@ using pattern::FloatList;
 using pattern::IntList;
 using pattern::list;
 using pattern::match;
+using pattern::single_use;
 using pattern::match_into;
 using pattern::Match;
 using pattern::multi;

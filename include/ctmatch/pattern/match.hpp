@@ -71,6 +71,38 @@ constexpr Checked<P, F> extra_check(const P& p, F f) {
   return Checked<P, F>(p, f);
 }
 
+// ---- single_use -----------------------------------------------------------------------------
+/// The whole-pattern option of XLA's MatchSingleUserOnly: every op call below the root has
+/// exactly one user (the call above it), except a call given its own `.users<N>()`; the root
+/// may have any. Instead of `.users<1>()` on every interior call. Only at the top of a pattern
+/// (around an extra_check too).
+template <class P>
+struct SingleUse : element<SingleUse<P>> {
+  P inner;
+  constexpr explicit SingleUse(P p) : inner(p) {}
+
+  static constexpr std::size_t calls = P::calls;
+  static constexpr bool branches = P::branches;
+  template <std::uint32_t TC>
+  static constexpr bool check() { return P::template check<TC>(); }
+  template <std::uint32_t TC>
+  using bindings = typename P::template bindings<TC>;
+  static constexpr std::size_t root_op_count = P::root_op_count;
+  static void root_ops(OpId* out) { P::root_ops(out); }
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) { P::template mark_roots<Off>(r); }
+  template <std::size_t Off, class Ctx>
+  bool match_root(Ctx& c, NodeId id) const { return inner.template match_root<Off>(c, id); }
+};
+
+template <class P>
+constexpr auto single_use(const P& p) {
+  if constexpr (requires { p.check_fn; })  // keep the extra_check outermost: it runs after the structure
+    return extra_check(SingleUse<decltype(p.inner)>(p.inner), p.check_fn);
+  else
+    return SingleUse<P>(p);
+}
+
 /// One named part of an extra_check: `check<"bias has mm's dtype">(f)`. When a part fails,
 /// explain() names it, so a check written as parts says which of them did not hold.
 template <fixed_string Name, class F>
@@ -124,6 +156,14 @@ template <class F>
 struct is_check_parts : std::false_type {};
 template <class... Parts>
 struct is_check_parts<CheckParts<Parts...>> : std::true_type {};
+template <class P>
+struct is_chain<SingleUse<P>> : is_chain<P> {};
+template <class P>
+struct is_single_use : std::false_type {};
+template <class P>
+struct is_single_use<SingleUse<P>> : std::true_type {};
+template <class P, class F>
+struct is_single_use<Checked<P, F>> : is_single_use<P> {};
 template <class P>
 struct is_checked : std::false_type {};
 template <class P, class F>
@@ -230,7 +270,8 @@ template <class F, class M, class Sink>
 bool run_check(const F& f, const M& m, const Graph& g, Sink& sink) {
   if constexpr (is_named_check<F>::value) {
     if (call_check(f.fn, m, g)) return true;
-    if constexpr (Sink::enabled) sink.report(FailureKind::Check, Text::str("the check '", F::name, "' to hold"), Text::str("false"));
+    if constexpr (Sink::enabled)
+      sink.report(FailureKind::Check, Text::str("the check '", F::name, "' to hold"), Text::str("false"));
     return false;
   } else if constexpr (is_check_parts<F>::value) {
     return std::apply([&](const auto&... part) { return (run_check(part, m, g, sink) && ...); }, f.parts);
@@ -248,7 +289,8 @@ bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   using repeated = typename repeated_names<typename P::template bindings<root_code>>::type;
   if constexpr (P::branches || !mp::mp_empty<repeated>::value) m.state_.b.bound = 0;
   if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
-  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches> c{g, m.state_, sink};
+  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches, is_single_use<P>::value> c{
+      g, m.state_, sink};
   if (!p.template match_root<0>(c, id)) return false;
   if constexpr (is_checked<P>::value) return run_check(p.check_fn, m, g, sink);
   return true;

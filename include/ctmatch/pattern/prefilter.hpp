@@ -34,6 +34,8 @@ struct prefilter {
 };
 template <class P, class F>
 struct prefilter<Checked<P, F>> : prefilter<P> {};
+template <class P>
+struct prefilter<SingleUse<P>> : prefilter<P> {};
 template <class OpT, class Opts, class Label, class... A>
 struct prefilter<Call<OpT, Opts, Label, A...>> {
   using args = mp::mp_list<A...>;
