@@ -162,7 +162,9 @@ class GemmChooser {
     // The fused op as the lowering layer describes it: bf16 operands, the scale_cast epilogue
     // with its typed kwargs. The choices write that output while timed, so the epilogue and
     // its stores are part of what is measured.
-    const ScalarType out = key.dt == Dtype::f32 ? ScalarType::Float : key.dt == Dtype::f16 ? ScalarType::Half : ScalarType::BFloat16;
+    const ScalarType out = key.dt == Dtype::f32   ? ScalarType::Float
+                           : key.dt == Dtype::f16 ? ScalarType::Half
+                                                  : ScalarType::BFloat16;
     const auto problem = lower::gemm_problem(tune::TensorDesc::contiguous({key.m, key.k}, tune::DType::bf16),
                                              tune::TensorDesc::contiguous({key.k, key.n}, tune::DType::bf16),
                                              lower::ScaleCast{out, key.clamp, key.scale}, "cuda");

@@ -50,7 +50,8 @@ class MmTuner {
     if (auto it = tuned_.find(key); it != tuned_.end()) return it->second;
     const tune::TemplateStack stack{&aten_, &template_, &wgmma_template_};
     Tuned t;
-    t.callers = tune::make_choices(tune::Choices(options_, cuda_heuristic_registry()).get_mm_configs(p.inputs, stack, lower::heuristic_op(p)));
+    tune::Choices choices(options_, cuda_heuristic_registry());
+    t.callers = tune::make_choices(choices.get_mm_configs(p.inputs, stack, lower::heuristic_op(p)));
     if (t.callers.empty()) throw Error("no GPU choice can run " + key);
     t.result = tuner_.tune(p.op, p.inputs, t.callers);
     t.choice = mm_choice_of(*t.result.winner);
