@@ -17,6 +17,7 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 py=$(command -v python3)
 build=build-gpu-sys
+export PYTHONPATH=$PWD/$build/python PYTHONDONTWRITEBYTECODE=1
 # A g++ whose own libstdc++ is static only (this machine's /opt/gcc) would link libstdc++.a into
 # the Python modules, beside the process's libstdc++.so that other libraries bring in: the two
 # copies' locale facets do not match and the first ostringstream crashes. Build with the system
