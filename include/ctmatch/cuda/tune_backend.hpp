@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../lower/gemm_problem.hpp"
 #include "../tune/autotune/runner.hpp"
 #include "../tune/kernel_template.hpp"
 #include "../tune/uids.hpp"
@@ -128,13 +129,10 @@ class CudaRunner final : public tune::Runner {
 };
 
 namespace detail {
+/// The tuner's DType of an element type (element.hpp's ScalarType, through lower/).
 template <class T>
 constexpr tune::DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return tune::DType::f32;
-  else if constexpr (std::is_same_v<T, f16>) return tune::DType::f16;
-  else if constexpr (std::is_same_v<T, fp8_e4m3fn>) return tune::DType::f8e4m3fn;
-  else if constexpr (std::is_same_v<T, fp8_e5m2>) return tune::DType::f8e5m2;
-  else return tune::DType::bf16;
+  return *lower::tune_dtype(scalar_type_of<T>());
 }
 
 /// The operands and epilogue of a request the kernels can serve, or nothing (`ok` false).

@@ -13,18 +13,10 @@
 #include <cstddef>
 #include <string_view>
 
+#include "../compile_error.hpp"
 #include "name.hpp"
 
 namespace ctmatch::errors {
-
-template <class...>
-inline constexpr bool never = false;
-
-/// `errors::report<E>()` makes E's static_assert fire (E is one of the templates below).
-template <class E>
-constexpr bool report() {
-  return sizeof(E) == 0;
-}
 
 /// The name of argument I of an op's schema, as a type (pattern::name).
 template <class OpT, std::size_t I>

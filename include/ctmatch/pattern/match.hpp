@@ -43,14 +43,13 @@
 
 namespace ctmatch::pattern {
 
-// ---- extra_check ---------------------------------------------------------------------------
-/// A whole-pattern check: `f(const Match<Checked<P, F>>& m)` (or `f(m, graph)`) runs after the
-/// structure matched and must return true. Only at the top of a pattern.
-template <class P, class F>
-struct Checked : element<Checked<P, F>> {
+// ---- whole-pattern options -----------------------------------------------------------------
+/// What extra_check and single_use wrap around a pattern: it matches exactly as P does; what
+/// the wrapper adds is read by the driver (detail::run), not by the matcher.
+template <class D, class P>
+struct WholePattern : element<D> {
   P inner;
-  F check_fn;
-  constexpr Checked(P p, F f) : inner(p), check_fn(f) {}
+  constexpr explicit WholePattern(P p) : inner(p) {}
 
   static constexpr std::size_t calls = P::calls;
   static constexpr bool branches = P::branches;
@@ -66,6 +65,15 @@ struct Checked : element<Checked<P, F>> {
   bool match_root(Ctx& c, NodeId id) const { return inner.template match_root<Off>(c, id); }
 };
 
+// ---- extra_check ---------------------------------------------------------------------------
+/// A whole-pattern check: `f(const Match<Checked<P, F>>& m)` (or `f(m, graph)`) runs after the
+/// structure matched and must return true. Only at the top of a pattern.
+template <class P, class F>
+struct Checked : WholePattern<Checked<P, F>, P> {
+  F check_fn;
+  constexpr Checked(P p, F f) : WholePattern<Checked<P, F>, P>{p}, check_fn(f) {}
+};
+
 template <class P, class F>
 constexpr Checked<P, F> extra_check(const P& p, F f) {
   return Checked<P, F>(p, f);
@@ -77,22 +85,8 @@ constexpr Checked<P, F> extra_check(const P& p, F f) {
 /// may have any. Instead of `.users<1>()` on every interior call. Only at the top of a pattern
 /// (around an extra_check too).
 template <class P>
-struct SingleUse : element<SingleUse<P>> {
-  P inner;
-  constexpr explicit SingleUse(P p) : inner(p) {}
-
-  static constexpr std::size_t calls = P::calls;
-  static constexpr bool branches = P::branches;
-  template <std::uint32_t TC>
-  static constexpr bool check() { return P::template check<TC>(); }
-  template <std::uint32_t TC>
-  using bindings = typename P::template bindings<TC>;
-  static constexpr std::size_t root_op_count = P::root_op_count;
-  static void root_ops(OpId* out) { P::root_ops(out); }
-  template <std::size_t Off>
-  static constexpr void mark_roots(bool* r) { P::template mark_roots<Off>(r); }
-  template <std::size_t Off, class Ctx>
-  bool match_root(Ctx& c, NodeId id) const { return inner.template match_root<Off>(c, id); }
+struct SingleUse : WholePattern<SingleUse<P>, P> {
+  constexpr explicit SingleUse(P p) : WholePattern<SingleUse<P>, P>{p} {}
 };
 
 template <class P>

@@ -2,18 +2,13 @@
 // Compile-time errors of tune/ that name their culprit, as pattern/compile_errors.hpp does for
 // the DSL: each is a class template over the names as types (tune::uid_name<"cuda::mm">), so
 // the compiler's first lines print them.
+#include "../compile_error.hpp"
 #include "uid.hpp"
 
 namespace ctmatch::tune::errors {
 
-template <class...>
-inline constexpr bool never = false;
-
-/// `errors::report<E>()` makes E's static_assert fire.
-template <class E>
-constexpr bool report() {
-  return sizeof(E) == 0;
-}
+using ctmatch::errors::never;
+using ctmatch::errors::report;
 
 template <class Uid>
 struct duplicate_template_uid {
