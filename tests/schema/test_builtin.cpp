@@ -5,6 +5,8 @@
 #include <ctmatch/graph.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
+#include "test_data.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -96,11 +98,11 @@ TEST_CASE("builtin: a few facts of the table") {
 TEST_CASE("builtin: every op of every test graph has a schema") {
   ensure_builtin_schemas();
   std::size_t files = 0, ops = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(CTMATCH_TEST_DATA)) {
-    std::string name = entry.path().filename().string();
+  for (const std::filesystem::path& path : test_graph_files()) {
+    std::string name = path.filename().string();
     if (name.size() < 7 || name.substr(name.size() - 7) != ".fx.txt") continue;
     ++files;
-    for (const std::string& t : call_targets(entry.path())) {
+    for (const std::string& t : call_targets(path)) {
       if (t == "operator.getitem") continue;
       CAPTURE(name);
       CAPTURE(t);

@@ -294,8 +294,10 @@ inline constexpr std::string_view builtin_schemas[] = {
     "aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
     "aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
     "aten::slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
+    "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)",
     // ---- prims (torch/_prims/__init__.py) and Inductor's prims (torch/_inductor/inductor_prims.py) ----
     "prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor",
+    "prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor)",
     "prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor",
     "prims::abs(Tensor self) -> Tensor",
     "prims::acos(Tensor self) -> Tensor",

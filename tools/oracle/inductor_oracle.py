@@ -1,0 +1,332 @@
+"""The reference for ctmatch's port of Inductor's pattern passes (torch 2.11, GPU machine).
+
+    python3 tools/oracle/inductor_oracle.py --out DIR [--models seed_mlp gpt2 ...]
+
+Writes, under DIR:
+  entries.json       every entry of joint_graph.patterns (after lazy_init) and of
+                     post_grad.pass_patterns[i]: kind, handler or replacement name, source
+                     file:line, target ops, the pattern's repr. The port's entry table starts here.
+  op_tags.txt        `aten::NAME.OVERLOAD tag,tag` for every ATen overload torch has (the
+                     schema table's tags: pointwise, view, ...), for the graph metadata.
+  joint/NAME.*       for each graph the joint pass is run on: the torch.export graph decomposed
+                     with Inductor's table (NAME.export.json, NAME.export.fx.txt: what the joint
+                     pass sees in inference), the graph after joint_graph.patterns.apply under the
+                     graph's fake mode (NAME.after.fx.txt).
+  joint.json         per graph: nodes, matched (every handler call, as Inductor counts), counts
+                     per entry, the op histogram after.
+  postgrad/NAME.*    the graph post_grad.pass_patterns[0] sees inside torch.compile on cuda
+                     (NAME.before.fx.txt) and the graph after the last of them (NAME.after.fx.txt)
+  postgrad.json      per graph and pass: counts per entry.
+Graphs: the dev models (model_zoo.py beside this file when present) and one small module per
+pattern function Inductor registers with example inputs (fuse_attention's _sfdp patterns from
+_get_sfdp_patterns(), called on its own example arguments), plus the modules of this file for
+joint_graph.py's and post_grad.py's own patterns.
+"""
+import argparse, collections, copy, inspect, json, operator, os, sys, time, traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+from torch._export.serde.serialize import serialize
+from torch._guards import detect_fake_mode
+from torch._inductor.decomposition import select_decomp_table
+from torch._inductor.fx_passes import joint_graph, post_grad
+from torch._inductor.virtualized import V
+
+aten = torch.ops.aten
+
+
+def where(fn):
+    try:
+        fn = inspect.unwrap(fn)
+        return f"{os.path.relpath(inspect.getsourcefile(fn), os.path.dirname(torch.__file__))}:{inspect.getsourcelines(fn)[1]}"
+    except Exception:
+        return ""
+
+
+def entry_name(e):
+    """The handler's name; for a register_replacement entry, its search function's name, which
+    its check_fn closure holds (every such entry's check is called check_fn)."""
+    h = getattr(e, "handler", None)
+    base = getattr(h, "__name__", None)
+    if base is None:
+        try:
+            cv = inspect.getclosurevars(e.extra_check).nonlocals
+            fn = cv.get("search_fn")
+            base = f"{getattr(fn, '__name__', type(e).__name__)}"
+            inner = cv.get("extra_check")
+            if inner is not None and getattr(inner, "__name__", "") not in ("", "_return_true"):
+                base += f"[{inner.__name__}]"
+        except Exception:
+            base = type(e).__name__
+    return f"{base}:{getattr(e.extra_check, '__name__', '')}@{id(e) % 100000}"
+
+
+def describe(p):
+    out, seen = [], {}
+    for target, entries in p.patterns.items():
+        for e in entries:
+            if id(e) in seen:
+                seen[id(e)]["targets"].append(str(target))
+                continue
+            h = getattr(e, "handler", None)
+            rec = {"name": entry_name(e), "kind": type(e).__name__, "targets": [str(target)],
+                   "source": where(h) if h else "", "check": getattr(e.extra_check, "__name__", ""),
+                   "check_source": where(e.extra_check), "pattern": repr(e.pattern)[:4000]}
+            seen[id(e)] = rec
+            out.append(rec)
+    return out
+
+
+def instrument(p, counts):
+    seen = set()
+    for entries in p.patterns.values():
+        for e in entries:
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            name, orig = entry_name(e), e.apply
+
+            def apply(match, graph, node, _o=orig, _n=name):
+                counts[_n] += 1
+                return _o(match, graph, node)
+
+            e.apply = apply
+
+
+def hist(g):
+    h = collections.Counter("operator.getitem" if n.target is operator.getitem else str(n.target)
+                            for n in g.nodes if n.op == "call_function")
+    return dict(sorted(h.items()))
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn, kwargs=None):
+        super().__init__()
+        self.fn, self.kwargs = fn, kwargs or {}
+
+    def forward(self, *args):
+        return self.fn(*args, **self.kwargs)
+
+
+def sfdp_graphs():
+    """One module per inference form fuse_attention registers: its search function called on
+    (random tensors shaped like) its own example inputs and its scalar workaround."""
+    from torch._inductor.fx_passes import fuse_attention as fa
+    gen = fa._get_sfdp_patterns
+    for key, d in (gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen()):
+        if not key.endswith("_inference"):
+            continue
+        fn = d["search_fn"]
+        params = list(inspect.signature(fn).parameters)
+        ex = list(d["example_inputs"])
+        fixed = {p: d["scalar_workaround"][p] for p in params[len(ex):] if p in (d["scalar_workaround"] or {})}
+
+        def fill(t):
+            if not isinstance(t, torch.Tensor):
+                return t
+            if t.dtype == torch.bool:
+                return torch.rand(t.shape) > 0.5
+            return torch.empty_strided(t.size(), t.stride(), dtype=t.dtype).normal_()
+
+        tensors = tuple(fill(t) for t in ex)
+
+        def call(*ts, _fn=fn, _names=params[:len(ex)], _fixed=fixed):
+            kw = dict(zip(_names, ts))
+            kw.update(_fixed)
+            return _fn(**kw)
+
+        yield key, Fn(call), tensors
+
+
+def own_graphs():
+    """Small modules for joint_graph.py's and post_grad.py's own patterns."""
+    x = torch.randn(8, 16)
+    m = {
+        "pointless_convert": (lambda a: a.to(torch.float16).to(torch.float32) + 1, (x,)),
+        "pointless_view": (lambda a: a.view(8, 16) * 2, (x,)),
+        "pointless_view_pair": (lambda a: a.view(4, 32).view(8, 16) * 2, (x,)),
+        "pointless_permute_pair": (lambda a: a.permute(1, 0).permute(1, 0) + 1, (x,)),
+        "mul_softmax": (lambda a: torch.softmax(a * 3.0, dim=-1), (x,)),
+        "div_softmax": (lambda a: torch.softmax(a / 3.0, dim=-1), (x,)),
+        "mm_plus_mm": (lambda a, b, c, d: a @ b + c @ d, (torch.randn(16, 16),) * 4),
+        "addmm_bias": (lambda a, b, c: a @ b + c, (torch.randn(16, 16), torch.randn(16, 16), torch.randn(16))),
+        "cat_slice_cat": (lambda a, b: torch.cat([a, torch.cat([a, b], 1)[:, :16]], 1), (x, x)),
+        "split_cat": (lambda a: torch.cat(torch.split(a, 4, 1), 1) + 1, (x,)),
+        "unbind_stack": (lambda a: torch.stack(torch.unbind(a, 0), 0) + 1, (x,)),
+        "full_like_mul": (lambda a: torch.full_like(a, 2.0) * a, (x,)),
+        "uniform_full": (lambda a: a + torch.full((8, 16), 3.0), (x,)),
+        "amax_sub_exp": (lambda a: (a - a.amax(-1, keepdim=True)).exp(), (x,)),
+        "bmm_1x": (lambda a, b: torch.bmm(a, b), (torch.randn(1, 8, 16), torch.randn(1, 16, 4))),
+        "repeat_interleave": (lambda a: torch.repeat_interleave(torch.tensor([1, 2, 3]), 2) + a.sum().long(), (x,)),
+        "index_add": (lambda a, i, s: a.index_add(0, i, s), (x, torch.tensor([0, 2]), torch.randn(2, 16))),
+        "randperm_index": (lambda a: a[torch.randperm(8)] + 1, (x,)),
+        "clone_to_copy": (lambda a: a.clone(memory_format=torch.contiguous_format) + 1, (x,)),
+        "masked_fill_softmax": (lambda a, m: torch.softmax(a.masked_fill(m, float("-inf")), -1), (x, x > 0)),
+    }
+    for name, (fn, args) in m.items():
+        yield name, Fn(fn), args
+
+
+def dev_graphs(names):
+    try:
+        import model_zoo
+    except ImportError:
+        return
+    for name in names:
+        try:
+            mk, args = model_zoo._zoo()[name]
+            torch.manual_seed(0)
+            yield name, mk().eval(), args()
+        except Exception as e:
+            print("skip", name, e)
+
+
+def run_joint(out, graphs, counts, reps, save):
+    res = {}
+    os.makedirs(os.path.join(out, "joint"), exist_ok=True)
+    for name, mod, args in graphs:
+        try:
+            ep = torch.export.export(mod, args, strict=False).run_decompositions(select_decomp_table())
+        except Exception as e:
+            res[name] = {"error": f"export: {type(e).__name__}: {e}"[:500]}
+            continue
+        base = os.path.join(out, "joint", name)
+        open(base + ".export.fx.txt", "w").write(str(ep.graph))
+        try:
+            js = serialize(ep).exported_program
+            open(base + ".export.json", "wb").write(js if isinstance(js, bytes) else js.encode())
+        except Exception as e:
+            print(name, "serialize failed", e)
+        rec, ts = {"nodes": len(ep.graph.nodes)}, []
+        for i in range(reps):
+            g = copy.deepcopy(ep.graph_module)
+            fm = detect_fake_mode([n.meta.get("val") for n in g.graph.nodes if "val" in n.meta])
+            counts.clear()
+            t1 = time.perf_counter()
+            try:
+                with V.set_fake_mode(fm):
+                    mcount = joint_graph.patterns.apply(g.graph)
+            except Exception as e:
+                # Inductor's own pass can raise on a graph (an extra_check reading a kwarg
+                # its pattern never bound): recorded, since that is its result too.
+                rec.update(error=f"apply: {type(e).__name__}: {e}"[:500], per_entry=dict(counts))
+                break
+            ts.append(time.perf_counter() - t1)
+            if i == 0:
+                g.graph.lint()
+                changed = str(g.graph) != str(ep.graph)
+                rec.update(matched=mcount, per_entry=dict(counts), changed=changed, hist_after=hist(g.graph))
+                open(base + ".after.fx.txt", "w").write(str(g.graph))
+        if ts:
+            rec["median_s"] = sorted(ts)[len(ts) // 2]
+        res[name] = rec
+        print("joint", name, rec["nodes"], "matched", rec.get("matched"), "changed", rec.get("changed"),
+              rec.get("error", ""), flush=True)
+        save(res)
+    return res
+
+
+def run_postgrad(out, graphs, save):
+    """Inside torch.compile on cuda: wrap each post-grad PatternMatcherPass's apply."""
+    import torch._dynamo
+    import torch._inductor.config
+    # A cached compile skips the passes: every graph must go through them.
+    torch._inductor.config.fx_graph_cache = False
+    torch._inductor.config.autotune_local_cache = False
+    os.makedirs(os.path.join(out, "postgrad"), exist_ok=True)
+    res, cur = {}, {}
+    counts = collections.Counter()
+    passes = list(post_grad.pass_patterns)
+    instrument_all = [instrument(p, counts) for p in passes]
+    del instrument_all
+    for i, p in enumerate(passes):
+        orig = p.apply
+
+        def apply(graph, _o=orig, _i=i):
+            if _i == 0:
+                cur.setdefault("before", str(graph))
+            counts.clear()
+            r = _o(graph)
+            cur.setdefault("per_pass", []).append({"matched": r, "per_entry": dict(counts)})
+            if _i == len(passes) - 1:
+                cur["after"] = str(graph)
+            return r
+
+        p.apply = apply
+    from torch._dynamo.utils import counters
+    for name, mod, args in graphs:
+        cur.clear()
+        counters.clear()
+        torch._dynamo.reset()
+        try:
+            m = mod.cuda()
+            a = tuple(t.cuda() if isinstance(t, torch.Tensor) else t for t in args)
+            with torch.no_grad():
+                torch.compile(m, backend="inductor")(*a)
+        except Exception as e:
+            res[name] = {"error": f"{type(e).__name__}: {e}"[:500]}
+            continue
+        base = os.path.join(out, "postgrad", name)
+        if "before" in cur:
+            open(base + ".before.fx.txt", "w").write(cur["before"])
+            open(base + ".after.fx.txt", "w").write(cur.get("after", ""))
+        res[name] = {"passes": cur.get("per_pass", []), "changed": cur.get("before") != cur.get("after"),
+                     "inductor_counters": dict(counters["inductor"])}
+        print("postgrad", name, [p["matched"] for p in res[name]["passes"]], flush=True)
+        save(res)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="oracle")
+    ap.add_argument("--models", nargs="*", default=["seed_mlp", "resnet18", "gpt2", "bert", "llama"])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--passes", choices=["joint", "postgrad", "both"], default="both")
+    ap.add_argument("--compile-check", nargs="*", default=[f"_sfdp_pattern_{i}_inference" for i in (1, 2, 5, 11, 13)])
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.perf_counter()
+    joint_graph.lazy_init()
+    lazy = time.perf_counter() - t0
+    entries = {"torch": torch.__version__, "lazy_init_s": lazy, "joint": describe(joint_graph.patterns),
+               "post_grad": [describe(p) for p in post_grad.pass_patterns]}
+    json.dump(entries, open(os.path.join(a.out, "entries.json"), "w"), indent=1, default=str)
+    print("entries: joint", len(entries["joint"]), "post_grad", [len(p) for p in entries["post_grad"]], flush=True)
+
+    with open(os.path.join(a.out, "op_tags.txt"), "w") as f:
+        for name in sorted(dir(torch.ops.aten)):
+            pk = getattr(torch.ops.aten, name, None)
+            if not isinstance(pk, torch._ops.OpOverloadPacket):
+                continue
+            for ov in pk.overloads():
+                op = getattr(pk, ov)
+                tags = sorted(str(t).replace("Tag.", "") for t in op.tags)
+                f.write(f"aten::{name}{'' if ov == 'default' else '.' + ov} {','.join(tags)}\n")
+
+    def safe(gen):
+        try:
+            yield from gen
+        except Exception:
+            traceback.print_exc()
+
+    if a.passes != "postgrad":
+        small = list(safe(own_graphs())) + list(safe(sfdp_graphs()))
+        counts = collections.Counter()
+        instrument(joint_graph.patterns, counts)
+        run_joint(a.out, small + list(dev_graphs(a.models)), counts, a.reps,
+                  lambda res: json.dump({"torch": torch.__version__, "graphs": res},
+                                        open(os.path.join(a.out, "joint.json"), "w"), indent=1, default=str))
+    if a.passes != "joint" and torch.cuda.is_available():
+        def save(pg):  # after every graph: a run cut short keeps what it found
+            json.dump({"torch": torch.__version__, "graphs": pg}, open(os.path.join(a.out, "postgrad.json"), "w"),
+                      indent=1, default=str)
+
+        # A few SDPA forms compiled whole: Inductor's own counters (fuse_attention,
+        # pattern_matcher_count) check what the joint oracle above finds on the same modules.
+        sfdp = [g for g in safe(sfdp_graphs()) if g[0] in a.compile_check]
+        run_postgrad(a.out, list(safe(own_graphs())) + sfdp + list(dev_graphs(a.models[:2])), save)
+
+
+if __name__ == "__main__":
+    main()
