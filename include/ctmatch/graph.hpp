@@ -7,5 +7,6 @@
 #include "graph/node.hpp"
 #include "graph/op.hpp"
 #include "graph/scalar_type.hpp"
+#include "graph/tensor_meta.hpp"
 #include "graph/value.hpp"
 #include "graph/verify.hpp"

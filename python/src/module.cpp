@@ -56,6 +56,46 @@ PYBIND11_MODULE(_ctmatch, m) {
           },
           py::arg("name"), "(dtype name, shape as printed) of a node's tensor metadata")
       .def(
+          "tensor_meta",
+          [](const Graph& g, const std::string& name) {
+            NodeId id = g.find(name);
+            if (id == no_node) throw py::key_error(name);
+            const TensorMeta& m = g[id].meta;
+            auto printed = [&](const std::optional<std::vector<Value>>& vs) -> py::object {
+              if (!vs) return py::none();
+              py::list out;
+              for (const Value& v : *vs) out.append(py::str(to_string(v, &g)));
+              return out;
+            };
+            auto text = [](bool has, auto&& make) -> py::object { return has ? py::object(py::str(make())) : py::none(); };
+            py::dict d;
+            d["dtype"] = text(m.dtype.has_value(), [&] { return std::string(torch_name(*m.dtype)); });
+            d["shape"] = printed(m.shape);
+            d["strides"] = printed(m.strides);
+            d["storage_offset"] = text(m.storage_offset.has_value(), [&] { return to_string(*m.storage_offset, &g); });
+            d["device"] = text(m.device.has_value(), [&] { return to_string(*m.device); });
+            d["layout"] = text(m.layout.has_value(), [&] { return std::string(torch_name(*m.layout)); });
+            d["requires_grad"] = m.requires_grad ? py::object(py::bool_(*m.requires_grad)) : py::none();
+            auto mf = m.memory_format();
+            d["memory_format"] = text(mf.has_value(), [&] { return std::string(torch_name(*mf)); });
+            return d;
+          },
+          py::arg("name"),
+          "A node's tensor metadata: dtype, shape, strides, storage_offset, device, layout, requires_grad "
+          "(as printed; None where unknown) and the memory_format the strides show")
+      .def(
+          "op_tags",
+          [](const Graph& g, const std::string& name) {
+            NodeId id = g.find(name);
+            if (id == no_node) throw py::key_error(name);
+            std::vector<std::string> out;
+            OpTags tags = op_tags(g[id].op());
+            for (std::size_t i = 0; i < op_tag_count; ++i)
+              if (tags.has(static_cast<OpTag>(i))) out.emplace_back(tag_name(static_cast<OpTag>(i)));
+            return out;
+          },
+          py::arg("name"), "The torch.Tag names of a node's op (built-in table, and OpOverload.tags from Python)")
+      .def(
           "apply",
           [](Graph& g, const std::string& rules, const std::string& mode) {
             auto set = rules::all_rules();

@@ -4,6 +4,7 @@ import operator
 import unittest
 
 import torch
+from torch.fx.experimental.proxy_tensor import make_fx
 
 import ctmatch
 import graphs
@@ -38,6 +39,37 @@ class FromFx(unittest.TestCase):
         self.assertEqual(converted.meta("mm"), ("float32", ["4", "6"]))
         casts, _ = graphs.traced()["casts"]
         self.assertEqual(ctmatch.Graph.from_fx(casts.graph).meta("_to_copy"), ("float16", ["4", "6"]))
+
+    def test_strides_device_layout_from_fake_tensors(self):
+        gm = make_fx(lambda x: x.t().relu(), tracing_mode="fake")(torch.randn(2, 3))
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        names = converted.node_names()
+        x, t = names[0], names[1]
+        self.assertEqual(converted.tensor_meta(x), {
+            "dtype": "float32", "shape": ["2", "3"], "strides": ["3", "1"], "storage_offset": "0",
+            "device": "cpu", "layout": "strided", "requires_grad": False, "memory_format": "contiguous_format"})
+        mt = converted.tensor_meta(t)
+        self.assertEqual((mt["shape"], mt["strides"], mt["memory_format"]), (["3", "2"], ["1", "3"], None))
+        # a channels-last input keeps its strides
+        cl = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
+        gm = make_fx(lambda x: x.relu(), tracing_mode="fake")(cl)
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        self.assertEqual(converted.tensor_meta(converted.node_names()[0])["memory_format"], "channels_last")
+        # tensor_meta alone (no fake tensor): strides, no device
+        gm, _ = graphs.traced()["mm_add"]
+        mm = ctmatch.Graph.from_fx(gm.graph).tensor_meta("mm")
+        self.assertEqual((mm["strides"], mm["device"]), (["6", "1"], None))
+
+    def test_op_tags_from_the_table_and_from_torch(self):
+        gm = make_fx(lambda x: torch.rand_like(x) + x)(torch.randn(2, 3))
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        rand = [n for n in converted.node_names() if n.startswith("rand_like")][0]
+        add = [n for n in converted.node_names() if n.startswith("add")][0]
+        # rand_like's tag comes from its OpOverload; add's from the built-in table
+        self.assertIn("nondeterministic_seeded", converted.op_tags(rand))
+        self.assertIn("pointwise", converted.op_tags(add))
+        with self.assertRaises(KeyError):
+            converted.op_tags("nonexistent")
 
     def test_custom_op_schema_comes_from_torch(self):
         gm, _ = graphs.traced()["custom_op"]

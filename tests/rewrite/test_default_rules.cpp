@@ -128,12 +128,12 @@ TEST_CASE("mm + bias -> addmm when the dtypes agree and the bias broadcasts as a
     NodeId a = g.placeholder("a"), b = g.placeholder("b"), bias = g.placeholder("bias");
     std::vector<Value> s;
     for (int i = 0; i < bias_rank; ++i) s.emplace_back(std::int64_t{4});
-    g[bias].meta = TensorMeta{bias_dtype, s};
+    g[bias].meta = TensorMeta::of(bias_dtype, s);
     NodeId mm = g.call(A("aten.mm.default"), {NodeRef{a}, NodeRef{b}});
-    g[mm].meta = TensorMeta{ScalarType::Float, shape({4, 4})};
+    g[mm].meta = TensorMeta::of(ScalarType::Float, shape({4, 4}));
     NodeId add = swapped ? g.call(A("aten.add.Tensor"), {NodeRef{bias}, NodeRef{mm}})
                          : g.call(A("aten.add.Tensor"), {NodeRef{mm}, NodeRef{bias}});
-    g[add].meta = TensorMeta{ScalarType::Float, shape({4, 4})};  // carried over to the addmm
+    g[add].meta = TensorMeta::of(ScalarType::Float, shape({4, 4}));  // carried over to the addmm
     g.output({NodeRef{add}});
   };
   for (bool swapped : {false, true}) {

@@ -12,6 +12,7 @@
 #include "inline_vector.hpp"
 #include "op.hpp"
 #include "small_vector.hpp"
+#include "tensor_meta.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -31,14 +32,6 @@ struct Kwarg {
   std::string name;
   Value value;
   friend bool operator==(const Kwarg&, const Kwarg&) = default;
-};
-
-/// Tensor metadata a reader found (torch.export's tensor_values): dtype and shape, each
-/// possibly absent. Shape entries are ints or SymInts.
-struct TensorMeta {
-  std::optional<ScalarType> dtype;
-  std::optional<std::vector<Value>> shape;
-  friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
 };
 
 /// A key and a text value a reader keeps for its writer (e.g. raw JSON of fields ctmatch does

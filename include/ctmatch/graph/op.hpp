@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "op_tags.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -99,6 +100,20 @@ class OpRegistry {
     signatures_set_.fetch_add(1, std::memory_order_release);
     return true;
   }
+  /// The op's tags (torch.Tag): empty when none were given. One atomic load for the first
+  /// `fast_ops` ops, as signature() is.
+  OpTags tags(OpId id) const {
+    if (id < fast_ops) return from_bits(fast_tags_[id].load(std::memory_order_acquire));
+    std::lock_guard lock(mutex_);
+    return id < entries_.size() ? entries_[id].tags : OpTags{};
+  }
+  /// Adds `t` to the op's tags (they only accumulate: an overload's tags are fixed in torch).
+  void add_tags(OpId id, OpTags t) {
+    std::lock_guard lock(mutex_);
+    Entry& e = entries_.at(id);
+    e.tags |= t;
+    if (id < fast_ops) fast_tags_[id].store(e.tags.bits, std::memory_order_release);
+  }
   /// How many signatures have been set so far: a graph whose nodes were made before some op's
   /// signature was known compares it with the count it last bound at (Graph::bind_late).
   std::uint64_t signatures_set() const { return signatures_set_.load(std::memory_order_acquire); }
@@ -112,11 +127,18 @@ class OpRegistry {
   struct Entry {
     std::string name;
     const OpSignature* signature;
+    OpTags tags{};
   };
+  static OpTags from_bits(std::uint32_t b) {
+    OpTags t;
+    t.bits = b;
+    return t;
+  }
   static constexpr OpId fast_ops = 4096;
   mutable std::mutex mutex_;
   std::atomic<const OpSignature*> fast_signatures_[fast_ops] = {};  // set once each, read lock-free
   std::atomic<const std::string*> fast_names_[fast_ops] = {};         // likewise: into entries_
+  std::atomic<std::uint32_t> fast_tags_[fast_ops] = {};               // OpTags::bits, or-ed in
   std::deque<Entry> entries_;  // deque: names stay put while more ops are interned
   std::unordered_map<std::string, OpId> ids_;
   std::vector<std::unique_ptr<OpSignature>> signatures_;
@@ -125,5 +147,6 @@ class OpRegistry {
 
 inline OpId intern_op(std::string_view name) { return OpRegistry::global().intern(name); }
 inline std::string_view op_name(OpId id) { return OpRegistry::global().name(id); }
+inline OpTags op_tags(OpId id) { return id == no_op ? OpTags{} : OpRegistry::global().tags(id); }
 
 }  // namespace ctmatch

@@ -70,10 +70,8 @@ struct NodeRec {
 struct TensorValueRec {
   std::string name;
   const char* at;
-  ScalarType dtype;
-  std::int64_t dtype_code;
-  std::vector<Value> shape;
-  std::string extras;  // members besides dtype and sizes, canonical JSON
+  TensorMeta meta;
+  std::string extras;  // members TensorMeta does not model, canonical JSON
 };
 class DocumentReader : protected JsonCursor {
  public:
@@ -557,38 +555,69 @@ class DocumentReader : protected JsonCursor {
   }
 
   void read_tensor_value(std::string_view name, const char* name_at, od::value& v) {
-    TensorValueRec t{std::string(name), name_at, ScalarType::Float, 0, {}, {}};
+    TensorValueRec t{std::string(name), name_at, {}, {}};
+    TensorMeta& m = t.meta;
     const char* at = token_start(v);
     od::object o = object(v, "a tensor value");
-    bool seen_dtype = false, seen_sizes = false;
+    std::vector<std::string> unmodelled;
     for_fields(o, [&](std::string_view key, const char* key_at, od::value x) {
+      auto once = [&](bool seen) {
+        if (seen) fail(key_at, "duplicate field '" + std::string(key) + "'");
+      };
       if (key == "dtype") {
-        if (seen_dtype) fail(key_at, "duplicate field 'dtype'");
-        seen_dtype = true;
+        once(m.dtype.has_value());
         const char* d_at = token_start(x);
-        t.dtype_code = integer(x, "'dtype'");
-        auto d = serde::scalar_type_from_serde(t.dtype_code);
-        if (!d) fail(d_at, "unknown dtype number " + std::to_string(t.dtype_code) + " (torch.export serde numbering)");
-        t.dtype = *d;
+        std::int64_t code = integer(x, "'dtype'");
+        auto d = serde::scalar_type_from_serde(code);
+        if (!d) fail(d_at, "unknown dtype number " + std::to_string(code) + " (torch.export serde numbering)");
+        m.dtype = *d;
       } else if (key == "sizes") {
-        if (seen_sizes) fail(key_at, "duplicate field 'sizes'");
-        seen_sizes = true;
-        od::array a = array(x, "'sizes'");
-        for_items(a, "'sizes'", [&](std::size_t, od::value s) { t.shape.push_back(sym_size(s)); });
+        once(m.shape.has_value());
+        m.shape = sym_sizes(x, "'sizes'");
+      } else if (key == "strides") {
+        once(m.strides.has_value());
+        m.strides = sym_sizes(x, "'strides'");
+      } else if (key == "storage_offset") {
+        once(m.storage_offset.has_value());
+        m.storage_offset = sym_size(x);
+      } else if (key == "requires_grad") {
+        once(m.requires_grad.has_value());
+        m.requires_grad = boolean(x, "'requires_grad'");
+      } else if (key == "device") {
+        once(m.device.has_value());
+        m.device = *device(x).get_if<Device>();
+      } else if (key == "layout") {
+        once(m.layout.has_value());
+        const char* l_at = token_start(x);
+        std::int64_t code = integer(x, "'layout'");
+        auto l = serde::layout_from_serde(code);
+        if (!l) fail(l_at, "unknown layout number " + std::to_string(code) + " (torch.export serde numbering)");
+        m.layout = *l;
       } else {
         std::string member;
         append_json_string(member, key);
-        if (t.extras.find(member + ": ") == 0 || t.extras.find(", " + member + ": ") != std::string::npos)
-          fail(key_at, "duplicate field '" + std::string(key) + "'");
+        for (const std::string& u : unmodelled)
+          if (u == member) fail(key_at, "duplicate field '" + std::string(key) + "'");
+        unmodelled.push_back(member);
         if (!t.extras.empty()) t.extras += ", ";
         t.extras += member;
         t.extras += ": ";
         canonical(x, t.extras, "a tensor value");
       }
     });
-    if (!seen_dtype) fail(at, "missing field 'dtype' in tensor value '" + t.name + "'");
-    if (!seen_sizes) fail(at, "missing field 'sizes' in tensor value '" + t.name + "'");
+    if (!m.dtype) fail(at, "missing field 'dtype' in tensor value '" + t.name + "'");
+    if (!m.shape) fail(at, "missing field 'sizes' in tensor value '" + t.name + "'");
+    if (m.strides && m.strides->size() != m.shape->size())
+      fail(at, "tensor value '" + t.name + "' has " + std::to_string(m.strides->size()) + " strides for " +
+                   std::to_string(m.shape->size()) + " sizes");
     tensor_values_.push_back(std::move(t));
+  }
+
+  std::vector<Value> sym_sizes(od::value& x, std::string_view what) {
+    std::vector<Value> out;
+    od::array a = array(x, what);
+    for_items(a, what, [&](std::size_t, od::value s) { out.push_back(sym_size(s)); });
+    return out;
   }
 
   /// A tensor size (serde SymInt): `{"as_int": 3}` or `{"as_expr": {"expr_str": "s0", ...}}`.

@@ -15,8 +15,10 @@
 #include <string_view>
 
 #include "../graph/node.hpp"
+#include "../graph/tensor_meta.hpp"
 #include "../graph/value.hpp"
 #include "../schema/function_schema.hpp"
+#include "serde_enums.hpp"
 
 namespace ctmatch::io::export_json {
 
@@ -32,8 +34,8 @@ inline constexpr std::string_view key_orphan_tensor_values = "json@orphan_tensor
 // On a Node:
 inline constexpr std::string_view key_metadata = "json@metadata";  // the node's metadata object
 inline constexpr std::string_view key_hop = "json@is_hop_single_tensor_return";
-/// tensor_values fields besides dtype and sizes (requires_grad, device, strides, ...), as
-/// object members `"requires_grad": false, "device": {...}`.
+/// tensor_values fields that TensorMeta does not model (torch's are all modelled: dtype,
+/// sizes, requires_grad, device, strides, storage_offset, layout), as object members.
 inline constexpr std::string_view key_tensor_meta = "json@tensor_meta";
 /// The node's `outputs` array, when it is not the single `as_tensor` named like the node.
 inline constexpr std::string_view key_outputs = "json@outputs";
@@ -215,6 +217,94 @@ inline void append_json_float(std::string& out, double d) {
   std::string_view t(buf, static_cast<std::size_t>(r.ptr - buf));
   out += t;
   if (t.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+/// Appends a serde SymInt, `{"as_int": 3}` or `{"as_expr": {"expr_str": "s0", "hint": null}}`;
+/// false (nothing appended) when `v` is neither an int nor a SymInt.
+inline bool append_sym_int(std::string& out, const Value& v) {
+  if (auto* e = v.get_if<SymInt>()) {
+    out += "{\"as_expr\": {\"expr_str\": ";
+    append_json_string(out, e->expr);
+    out += ", \"hint\": null}}";
+  } else if (auto* k = v.get_if<std::int64_t>()) {
+    out += "{\"as_int\": ";
+    append_json_int(out, *k);
+    out += '}';
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// Appends `[SymInt, ...]`; false at an element that is neither an int nor a SymInt.
+inline bool append_sym_ints(std::string& out, const std::vector<Value>& vs) {
+  out += '[';
+  for (std::size_t i = 0; i < vs.size(); ++i) {
+    if (i) out += ", ";
+    if (!append_sym_int(out, vs[i])) return false;
+  }
+  out += ']';
+  return true;
+}
+
+/// Appends a serde TensorMeta object: its members in torch's order (dtype, sizes,
+/// requires_grad, device, strides, storage_offset, layout), each that `m` has, then `extras`
+/// (members TensorMeta does not model). Returns why it cannot be written (a dtype or layout
+/// without a serde number, a size that is not an int or a SymInt; `out` then holds a
+/// fragment), or an empty string.
+inline std::string append_tensor_meta(std::string& out, const TensorMeta& m, std::string_view extras) {
+  out += '{';
+  const char* sep = "";
+  auto member = [&](std::string_view key) {
+    out += sep;
+    out += '"';
+    out += key;
+    out += "\": ";
+    sep = ", ";
+  };
+  if (m.dtype) {
+    auto code = serde::scalar_type_to_serde(*m.dtype);
+    if (!code) return "the serde format has no number for its dtype " + std::string(torch_name(*m.dtype));
+    member("dtype");
+    append_json_int(out, *code);
+  }
+  if (m.shape) {
+    member("sizes");
+    if (!append_sym_ints(out, *m.shape)) return "a size is neither an int nor a SymInt";
+  }
+  if (m.requires_grad) {
+    member("requires_grad");
+    out += *m.requires_grad ? "true" : "false";
+  }
+  if (m.device) {
+    member("device");
+    out += "{\"type\": ";
+    append_json_string(out, device_type_name(m.device->type));
+    out += ", \"index\": ";
+    if (m.device->index >= 0) append_json_int(out, m.device->index);
+    else out += "null";
+    out += '}';
+  }
+  if (m.strides) {
+    member("strides");
+    if (!append_sym_ints(out, *m.strides)) return "a stride is neither an int nor a SymInt";
+  }
+  if (m.storage_offset) {
+    member("storage_offset");
+    if (!append_sym_int(out, *m.storage_offset)) return "its storage offset is neither an int nor a SymInt";
+  }
+  if (m.layout) {
+    auto code = serde::layout_to_serde(*m.layout);
+    if (!code) return "the serde format has no number for its layout " + std::string(torch_name(*m.layout));
+    member("layout");
+    append_json_int(out, *code);
+  }
+  if (!extras.empty()) {
+    out += sep;
+    out += extras;
+  }
+  out += '}';
+  return {};
 }
 
 }  // namespace ctmatch::io::export_json

@@ -203,8 +203,7 @@ class Reader : DocumentReader {
       if (id != no_node && g[id].kind() != NodeKind::Output) {
         Node& node = g[id];
         if (node.meta.dtype) fail(t.at, "duplicate tensor value '" + t.name + "'");
-        node.meta.dtype = t.dtype;
-        node.meta.shape = std::move(t.shape);
+        node.meta = std::move(t.meta);
         if (!t.extras.empty()) node.annotations.push_back(Annotation{std::string(key_tensor_meta), std::move(t.extras)});
         continue;
       }
@@ -231,24 +230,7 @@ class Reader : DocumentReader {
   }
 
   static void append_tensor_value(std::string& out, const TensorValueRec& t) {
-    out += "{\"dtype\": ";
-    append_json_int(out, t.dtype_code);
-    out += ", \"sizes\": [";
-    for (std::size_t i = 0; i < t.shape.size(); ++i) {
-      if (i) out += ", ";
-      if (auto* s = t.shape[i].get_if<SymInt>()) {
-        out += "{\"as_expr\": {\"expr_str\": ";
-        append_json_string(out, s->expr);
-        out += ", \"hint\": null}}";
-      } else {
-        out += "{\"as_int\": ";
-        append_json_int(out, *t.shape[i].get_if<std::int64_t>());
-        out += '}';
-      }
-    }
-    out += ']';
-    if (!t.extras.empty()) out += ", " + t.extras;
-    out += '}';
+    append_tensor_meta(out, t.meta, t.extras);  // read from JSON: every field has a serde form
   }
 
   std::vector<NodeId> resolved_;

@@ -800,75 +800,41 @@ class Writer {
 
   // ---------------------------------------------------------------- tensor_values
   void write_tensor_meta(const Node& n) {
-    const TensorMeta& m = n.meta;
-    auto dtype = serde::scalar_type_to_serde(*m.dtype);
-    if (!dtype)
-      throw WriteError(n.id(), "cannot write the dtype " + std::string(torch_name(*m.dtype)) + " of '" + n.name() +
-                                  "' as torch.export JSON: the serde format has no number for it");
-    out_ += "{\"dtype\": ";
-    append_json_int(out_, *dtype);
-    out_ += ", \"sizes\": [";
-    bool all_static = true;
-    for (std::size_t i = 0; i < m.shape->size(); ++i) {
-      if (i) out_ += ", ";
-      const Value& d = (*m.shape)[i];
-      if (auto* e = d.get_if<SymInt>()) {
-        all_static = false;
-        out_ += "{\"as_expr\": {\"expr_str\": ";
-        append_json_string(out_, e->expr);
-        out_ += ", \"hint\": null}}";
-      } else if (auto* k = d.get_if<std::int64_t>()) {
-        out_ += "{\"as_int\": ";
-        append_json_int(out_, *k);
-        out_ += '}';
-      } else {
-        throw WriteError(n.id(), "cannot write the shape of '" + n.name() + "': a size is a " +
-                                    std::string(kind_name(d.kind())));
-      }
+    // torch's TensorMeta has every field: what the node's metadata lacks (a node a rewrite
+    // made, a graph built in code) is written as a dense, strided tensor on the graph's device.
+    TensorMeta m = n.meta;
+    if (!m.requires_grad) m.requires_grad = false;
+    if (!m.device) m.device = graph_device();
+    if (!m.strides) {
+      std::vector<std::size_t> order(m.shape->size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      auto dense = ctmatch::detail::dense_strides(*m.shape, order);  // nullopt with symbolic sizes
+      m.strides.emplace();
+      for (std::size_t i = 0; i < m.shape->size(); ++i) m.strides->push_back(Value(dense ? (*dense)[i] : 1));
     }
-    out_ += ']';
-    if (const std::string* extras = find_annotation(n.annotations, key_tensor_meta)) {
-      out_ += ", ";
-      out_ += *extras;
-    } else {
-      // A node a rewrite made: a contiguous, strided tensor on the graph's device.
-      out_ += ", \"requires_grad\": false, \"device\": ";
-      out_ += graph_device();
-      out_ += ", \"strides\": [";
-      std::vector<std::int64_t> strides(m.shape->size(), 1);
-      if (all_static)
-        for (std::size_t i = m.shape->size(); i-- > 1;)
-          strides[i - 1] = strides[i] * std::max<std::int64_t>(1, *(*m.shape)[i].get_if<std::int64_t>());
-      for (std::size_t i = 0; i < strides.size(); ++i) {
-        if (i) out_ += ", ";
-        out_ += "{\"as_int\": ";
-        append_json_int(out_, strides[i]);
-        out_ += '}';
-      }
-      out_ += "], \"storage_offset\": {\"as_int\": 0}, \"layout\": 7";
-    }
-    out_ += '}';
+    if (!m.storage_offset) m.storage_offset = Value(std::int64_t{0});
+    if (!m.layout) m.layout = Layout::Strided;
+    const std::string* extras = find_annotation(n.annotations, key_tensor_meta);
+    std::string why = append_tensor_meta(out_, m, extras ? std::string_view(*extras) : std::string_view{});
+    if (!why.empty())
+      throw WriteError(n.id(), "cannot write the metadata of '" + n.name() + "' as torch.export JSON: " + why);
   }
-  /// The device of the graph's tensors as the reader kept it, else the CPU.
-  const std::string& graph_device() {
-    if (!device_.empty()) return device_;
-    device_ = "{\"type\": \"cpu\", \"index\": null}";
+  /// The device of the graph's tensors: the first node's that has one, else the CPU.
+  Device graph_device() {
+    if (device_) return *device_;
+    device_ = Device{};
     for (const Node& n : g_.nodes())
-      if (const std::string* extras = find_annotation(n.annotations, key_tensor_meta)) {
-        auto at = extras->find("\"device\": {");
-        if (at == std::string::npos) continue;
-        auto start = at + 11;
-        auto end = extras->find('}', start);
-        if (end != std::string::npos) device_ = extras->substr(start - 1, end - start + 2);
+      if (n.meta.device) {
+        device_ = *n.meta.device;
         break;
       }
-    return device_;
+    return *device_;
   }
 
   const Graph& g_;
   OpId getitem_ = no_op;
   std::string out_;
-  std::string device_;
+  std::optional<Device> device_;
 };
 
 }  // namespace export_json::detail

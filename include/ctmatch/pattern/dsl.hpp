@@ -12,13 +12,23 @@
 //                       in named parts, the failing one named by explain()
 //   single_use(p)       every op call below the root has one user (unless it says users<N>())
 //   match(p, g, node) -> std::optional<Match<P>>, explain(p, g, node), root_ops(p)
+//   on_gpu, contiguous, in_format<F>, has_dtype<T>, tagged<Tag>, users_tagged<Tag> ...
+//                       predicates on metadata and op tags for where() (meta_checks.hpp)
 #include "explain.hpp"
 #include "match.hpp"
+#include "meta_checks.hpp"
 #include "op.hpp"
 
 namespace ctmatch::dsl {
 
 using pattern::any_of;
+using pattern::contiguous;
+using pattern::has_dtype;
+using pattern::in_format;
+using pattern::on_device;
+using pattern::on_gpu;
+using pattern::tagged;
+using pattern::users_tagged;
 using pattern::check;
 using pattern::DType;
 using pattern::each;

@@ -3,7 +3,8 @@
 // call_module (refused: their meaning lives in Python objects ctmatch cannot see), every value
 // kind of torch_values.hpp, targets spelled as str(graph) spells them (so the result equals
 // the FX-text reader's graph of str(graph)), an OpOverload's schema taken from op._schema when
-// ctmatch has none, and tensor metadata (dtype, shape) from meta['val'] or meta['tensor_meta'].
+// ctmatch has none, its tags (OpOverload.tags), and tensor metadata (dtype, shape, strides,
+// device, ...) from meta['val'] or meta['tensor_meta'].
 // The same checks as the FX-text reader: arguments against the schema, getitem indices.
 #include "../io/fx_syntax.hpp"
 #include "../schema/registry.hpp"
@@ -42,6 +43,20 @@ struct Targets {
   };
   std::unordered_map<PyObject*, Info> by_object;
 
+  /// An OpOverload's `tags` (torch.Tag values) into the op registry; tags ctmatch does not
+  /// name are skipped (torch adds tags over time; none changes what a match means here).
+  static void add_tags(OpId op, py::handle target) {
+    py::object tags = py::getattr(target, "tags", py::none());
+    if (tags.is_none() || !PySequence_Check(tags.ptr())) return;
+    OpTags found;
+    for (py::handle tag : tags) {
+      std::string name = py::str(py::getattr(tag, "name", tag));
+      if (auto dot = name.rfind('.'); dot != std::string::npos) name = name.substr(dot + 1);
+      if (auto t = parse_tag(name)) found |= OpTags{*t};
+    }
+    if (!found.empty()) OpRegistry::global().add_tags(op, found);
+  }
+
   const Info& of(py::handle node, py::handle target) {
     auto it = by_object.find(target.ptr());
     if (it != by_object.end()) return it->second;
@@ -58,41 +73,65 @@ struct Targets {
       }
       sch = schema::find_schema(op);
     }
+    add_tags(op, target);
     Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(), sch};
     return by_object.emplace(target.ptr(), std::move(info)).first->second;
   }
 };
 
-/// dtype and shape from meta['tensor_meta'] (a named tuple: cheap to read) or meta['val'] (a
-/// fake tensor, whose attributes cost a call each); nothing for other values (a tuple of
-/// outputs, a SymInt).
+/// A tensor's metadata from meta['val'] (a fake tensor: dtype, shape, strides, storage
+/// offset, device, layout, requires_grad) or, where it is absent, meta['tensor_meta'] (a named
+/// tuple: no device, layout or offset). Nothing for other values (a tuple of outputs, a SymInt).
+/// A field the object lacks stays unset.
 inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   if (!PyDict_Check(meta.ptr())) return;
-  PyObject* v = PyDict_GetItem(meta.ptr(), t.tensor_meta.ptr());
-  if (!v || v == Py_None) v = PyDict_GetItem(meta.ptr(), t.val.ptr());
+  PyObject* v = PyDict_GetItem(meta.ptr(), t.val.ptr());
+  bool fake = v && v != Py_None;
+  if (!fake) v = PyDict_GetItem(meta.ptr(), t.tensor_meta.ptr());
   if (!v || v == Py_None) return;
-  PyObject* dtype = PyObject_GetAttr(v, t.dtype.ptr());
-  if (!dtype) {
-    PyErr_Clear();
-    return;
-  }
-  auto dt = t.dtypes.find(dtype);
-  Py_DECREF(dtype);
+  // An attribute, or for a fake tensor's stride()/storage_offset() the method's result.
+  auto get = [&](const py::str& name, bool call) -> py::object {
+    PyObject* a = PyObject_GetAttr(v, name.ptr());
+    if (a && call && PyCallable_Check(a)) {
+      PyObject* r = PyObject_CallNoArgs(a);
+      Py_DECREF(a);
+      a = r;
+    }
+    if (!a) PyErr_Clear();
+    return py::reinterpret_steal<py::object>(a);
+  };
+  py::object dtype = get(t.dtype, false);
+  if (!dtype) return;
+  auto dt = t.dtypes.find(dtype.ptr());
   if (dt == t.dtypes.end()) return;
-  PyObject* dims = PyObject_GetAttr(v, t.shape.ptr());
-  if (!dims) {
-    PyErr_Clear();
-    return;
-  }
-  py::object shape_obj = py::reinterpret_steal<py::object>(dims);
-  if (!PyTuple_Check(dims)) return;  // torch.Size is a tuple
+  py::object dims = get(t.shape, false);
+  if (!dims || !PyTuple_Check(dims.ptr())) return;  // torch.Size is a tuple
+  auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
+  auto ints = [&](const py::object& tuple) {
+    std::vector<Value> out;
+    out.reserve(static_cast<std::size_t>(PyTuple_GET_SIZE(tuple.ptr())));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple.ptr()); ++i)
+      out.push_back(to_value(PyTuple_GET_ITEM(tuple.ptr(), i), t, no_node, symints));
+    return out;
+  };
   n.meta.dtype = dt->second;
-  std::vector<Value> shape;
-  shape.reserve(static_cast<std::size_t>(PyTuple_GET_SIZE(dims)));
-  auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's shape"); };
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dims); ++i)
-    shape.push_back(to_value(PyTuple_GET_ITEM(dims, i), t, no_node, symints));
-  n.meta.shape = std::move(shape);
+  n.meta.shape = ints(dims);
+  if (py::object s = get(t.stride, true); s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
+    n.meta.strides = ints(s);
+  if (py::object r = get(t.requires_grad, false); r && PyBool_Check(r.ptr())) n.meta.requires_grad = r.ptr() == Py_True;
+  if (!fake) return;
+  if (py::object o = get(t.storage_offset, true)) n.meta.storage_offset = to_value(o, t, no_node, symints);
+  // A device or layout ctmatch does not know leaves the field unset: metadata never refuses a graph.
+  auto known = [&](const py::str& name) -> Value {
+    py::object o = get(name, false);
+    try {
+      return o ? to_value(o, t, no_node, symints) : Value();
+    } catch (const UnsupportedValue&) {
+      return Value();
+    }
+  };
+  if (Value d = known(t.device); d.get_if<Device>()) n.meta.device = *d.get_if<Device>();
+  if (Value l = known(t.layout); l.get_if<Layout>()) n.meta.layout = *l.get_if<Layout>();
 }
 
 }  // namespace detail

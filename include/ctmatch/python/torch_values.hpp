@@ -42,7 +42,9 @@ struct Torch {
   // released after the interpreter has finalized, and crash the process at exit).
   py::str op = interned("op"), name = interned("name"), target = interned("target"), args = interned("args"),
           kwargs = interned("kwargs"), meta = interned("meta"), val = interned("val"),
-          tensor_meta = interned("tensor_meta"), dtype = interned("dtype"), shape = interned("shape");
+          tensor_meta = interned("tensor_meta"), dtype = interned("dtype"), shape = interned("shape"),
+          stride = interned("stride"), storage_offset = interned("storage_offset"), device = interned("device"),
+          layout = interned("layout"), requires_grad = interned("requires_grad");
   // Node kinds, interned as FX's own literals are: compared by identity first.
   py::str placeholder = interned("placeholder"), get_attr = interned("get_attr"),
           call_function = interned("call_function"), output = interned("output");

@@ -1,7 +1,7 @@
 #pragma once
 // ensure_builtin_schemas(): registers the built-in schema table (builtin_table.hpp) once per
 // process — the Core ATen operator set, other common ATen ops and overloads, the prims, and
-// the ops of the benchmark rules. Call it before reading or building graphs whose nodes
+// the ops of the benchmark rules — and the ATen ops' tags (builtin_tags.hpp). Call it before reading or building graphs whose nodes
 // should resolve their arguments through a schema; calling it again is free, and it is safe
 // from several threads at once (a function-local static). Parsing the whole table takes about
 // a tenth of a millisecond (benchmarks/RESULTS.md), and the texts are literals, so nothing is
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "builtin_table.hpp"
+#include "builtin_tags.hpp"
 #include "registry.hpp"
 
 namespace ctmatch::schema {
@@ -37,6 +38,12 @@ inline const BuiltinSchemas& builtin_state() {
       } catch (const std::invalid_argument& e) {
         s.skipped.emplace_back(e.what());
       }
+    }
+    for (std::string_view line : builtin_op_tags) {
+      auto space = line.find(' ');
+      auto tags = OpTags::parse(line.substr(space + 1));
+      if (!tags) throw std::logic_error("builtin_tags.hpp: unknown tag in '" + std::string(line) + "'");
+      OpRegistry::global().add_tags(intern_op(line.substr(0, space)), *tags);
     }
     return s;
   }();
