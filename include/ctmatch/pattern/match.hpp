@@ -43,6 +43,13 @@
 
 namespace ctmatch::pattern {
 
+/// How many roots a pattern has: a multi()'s count, else 1.
+template <class P>
+constexpr std::size_t root_count_of() {
+  if constexpr (requires { P::root_count; }) return P::root_count;
+  else return 1;
+}
+
 // ---- whole-pattern options -----------------------------------------------------------------
 /// What extra_check and single_use wrap around a pattern: it matches exactly as P does; what
 /// the wrapper adds is read by the driver (detail::run), not by the matcher.
@@ -51,6 +58,7 @@ struct WholePattern : element<D> {
   P inner;
   constexpr explicit WholePattern(P p) : inner(p) {}
 
+  static constexpr std::size_t root_count = root_count_of<P>();
   static constexpr std::size_t calls = P::calls;
   static constexpr bool branches = P::branches;
   template <std::uint32_t TC>
@@ -228,6 +236,17 @@ class Match {
   const Node& node(std::size_t i) const { return (*graph_)[state_.nodes[i]]; }
   /// Whether node entry i is a root of the pattern (else it is interior).
   static constexpr bool is_root(std::size_t i) { return root_mask[i]; }
+  /// How many roots the pattern has (multi(): one per root pattern), and the nodes they
+  /// matched, in the order the roots are written (the candidate node first).
+  static constexpr std::size_t root_count = root_count_of<P>();
+  std::array<NodeId, root_count> root_nodes() const {
+    std::array<NodeId, root_count> out;
+    out.fill(no_node);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < node_count && k < root_count; ++i)
+      if (is_root(i) && state_.nodes[i] != no_node) out[k++] = state_.nodes[i];
+    return out;
+  }
   /// Whether the pattern is a chain (each op call has at most one op call among its arguments;
   /// no alternatives, lists or further roots): node_ids() of a match are then distinct and in
   /// reverse graph order, each an input of the one before.

@@ -51,6 +51,7 @@ struct Multi : element<Multi<R...>> {
   constexpr explicit Multi(const R&... r) : roots(r...) {}
 
   static constexpr std::uint32_t tensor_code = static_cast<std::uint32_t>(schema::BaseType::Tensor);
+  static constexpr std::size_t root_count = sizeof...(R);
   static constexpr std::size_t calls = (R::calls + ... + 0);
   static constexpr bool branches = (R::branches || ...);
   static constexpr auto offsets = detail::call_offsets<R...>();

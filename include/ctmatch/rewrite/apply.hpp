@@ -1,13 +1,15 @@
 #pragma once
 // Applying one rule at one node, the same way for every rule and both drivers:
 //   match (structure and the rule's check) -> safety (mutation regions, shared interior nodes)
-//   -> build the replacement before the root -> check the new nodes -> redirect every use of
-//      the root to it, erase the matched nodes left without users (last first).
+//   -> build the replacement before the root (the earliest root, for a rule with several)
+//   -> check the new nodes -> redirect every use of each root to its replacement, erase the
+//      matched nodes left without users (last first).
 // If the replacement declines (returns no_node), throws, or a check objects, the nodes it made
 // are removed again and the graph is exactly as before; the failure is counted in the rule's
 // stats. With verify_each_rewrite, the whole rewrite runs in a Graph::Transaction and the full
 // verifier has the last word.
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <chrono>
 #include <exception>
@@ -96,17 +98,24 @@ inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> create
 
 }  // namespace detail
 
-/// Every use of the root goes to the replacement; then the matched nodes left without users
-/// are erased, last first (`matched` is sorted so).
-inline void redirect_and_erase(Graph& g, NodeId root, NodeId repl, std::span<const NodeId> matched, PassContext& cx) {
+/// Every use of each root goes to its replacement (a root replaced by itself keeps them); then
+/// the matched nodes left without users are erased, last first (`matched` is sorted so).
+inline void redirect_and_erase(Graph& g, std::span<const NodeId> roots, std::span<const NodeId> repls,
+                               std::span<const NodeId> matched, PassContext& cx) {
   if (cx.track_changes) {
-    auto moved = g[root].users();
-    cx.last_moved_users.assign(moved.begin(), moved.end());
+    cx.last_moved_users.clear();
     cx.last_erased_inputs.clear();
   }
-  g.replace_all_uses(root, repl);
+  for (std::size_t k = 0; k < roots.size(); ++k) {
+    if (repls[k] == roots[k]) continue;
+    if (cx.track_changes) {
+      auto moved = g[roots[k]].users();
+      cx.last_moved_users.insert(cx.last_moved_users.end(), moved.begin(), moved.end());
+    }
+    g.replace_all_uses(roots[k], repls[k]);
+  }
   for (NodeId n : matched) {
-    if (!g[n].alive() || g[n].num_users() != 0 || n == repl) continue;
+    if (!g[n].alive() || g[n].num_users() != 0 || std::find(repls.begin(), repls.end(), n) != repls.end()) continue;
     if (cx.track_changes) {
       auto note = [&](NodeId in) { cx.last_erased_inputs.push_back(in); };
       for (const Value& v : g[n].args()) v.for_each_node(note);
@@ -155,11 +164,14 @@ template <Rule R>
     ++st.refused;
     return ApplyResult::Refused;
   }
+  constexpr std::size_t N = root_count<R>();
+  std::array<NodeId, N> roots{root};
+  if constexpr (N > 1) roots = rule.root_nodes(m);
   if constexpr (!allows_shared_interior<R>() && interior_used_inside<R>()) {
-    assert(shared_interior_node(g, matched, root) == no_node);  // the pattern's user counts ensure it
+    assert(shared_interior_node(g, matched, roots) == no_node);  // the pattern's user counts ensure it
   } else if constexpr (!allows_shared_interior<R>()) {
     NodeId user = no_node;
-    if (NodeId shared = shared_interior_node(g, matched, root, &user); shared != no_node) {
+    if (NodeId shared = shared_interior_node(g, matched, roots, &user); shared != no_node) {
       if (why)
         why->say("refused: interior node " + g[shared].name() + " is also used by " + g[user].name() +
                  ", outside the match");
@@ -177,8 +189,13 @@ template <Rule R>
 
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();
-  NodeId repl = no_node;
-  RewriteBuilder b(g, root, cx.names, cx.created);
+  std::array<NodeId, N> repls;
+  repls.fill(no_node);
+  // New nodes go before the earliest root, so that they come before every root's users.
+  NodeId at = root;
+  for (NodeId r : roots)
+    if (g.comes_before(r, at)) at = r;
+  RewriteBuilder b(g, at, cx.names, cx.created);
   try {
     // Only building the replacement can fail (the rule declines or throws, an argument does
     // not fit a schema, a new node would come before one of its inputs), and all it can do to
@@ -189,19 +206,26 @@ template <Rule R>
     std::optional<Graph::Transaction> tx;
     if (cx.options.verify_each_rewrite) tx.emplace(g);
     try {
-      repl = rule.replace(b, std::as_const(m));
-      if (repl == no_node || repl == root) throw GraphError("the replacement declined");
-      if (repl >= g.id_bound() || !g[repl].alive()) throw GraphError("the replacement is not a live node");
+      if constexpr (N == 1) repls[0] = rule.replace(b, std::as_const(m));
+      else repls = rule.replace(b, std::as_const(m));
+      bool changes = false;
+      for (std::size_t k = 0; k < N; ++k) {
+        if (repls[k] == no_node) throw GraphError("the replacement declined");
+        if (repls[k] >= g.id_bound() || !g[repls[k]].alive()) throw GraphError("the replacement is not a live node");
+        changes |= repls[k] != roots[k];
+      }
+      if (!changes) throw GraphError("the replacement declined");
 #ifdef NDEBUG
       if constexpr (!replaces_in_order<R>())
 #endif
-        detail::check_rewrite_locally(g, b.created(), repl, root);
+        for (std::size_t k = 0; k < N; ++k)
+          if (repls[k] != roots[k]) detail::check_rewrite_locally(g, b.created(), repls[k], roots[k]);
     } catch (...) {
       if (!tx) b.discard();
       throw;
     }
     if (tx) {
-      redirect_and_erase(g, root, repl, matched, cx);
+      redirect_and_erase(g, roots, repls, matched, cx);
       verify(g);
       tx->commit();
     }
@@ -211,17 +235,19 @@ template <Rule R>
     if (cx.options.rethrow) throw;
     return ApplyResult::Failed;
   }
-  if (!cx.options.verify_each_rewrite) redirect_and_erase(g, root, repl, matched, cx);
+  if (!cx.options.verify_each_rewrite) redirect_and_erase(g, roots, repls, matched, cx);
 
-  // Carry the root's metadata over to a new replacement that has none. The root is usually
+  // Carry each root's metadata over to a new replacement that has none. The root is usually
   // erased by now (nothing reads an erased node's metadata): then it is moved, not copied.
-  bool repl_is_new = repl >= ids_before;
-  if (repl_is_new && !g[repl].meta.dtype && !g[repl].meta.shape) {
-    if (g[root].alive()) g[repl].meta = g[root].meta;
-    else g[repl].meta = std::move(g[root].meta);
+  for (std::size_t k = 0; k < N; ++k) {
+    NodeId repl = repls[k], r = roots[k];
+    if (repl >= ids_before && !g[repl].meta.dtype && !g[repl].meta.shape) {
+      if (g[r].alive()) g[repl].meta = g[r].meta;
+      else g[repl].meta = std::move(g[r].meta);
+    }
   }
   if (cx.regions.any())
-    for (NodeId c : b.created()) cx.regions.inherit(c, root);
+    for (NodeId c : b.created()) cx.regions.inherit(c, at);
   std::size_t added = g.id_bound() - ids_before;
   st.nodes_added += added;
   st.nodes_removed += live_before + added - g.size();
@@ -236,8 +262,8 @@ template <Rule R>
       st.roots.reserve(32);
       st.replacements.reserve(32);
     }
-    st.roots.push_back(root);
-    st.replacements.push_back(repl);
+    st.roots.push_back(root);  // the candidate root: a multi-root rule's first
+    st.replacements.push_back(repls[0]);
   }
   if (cx.track_changes) cx.last_created.assign(b.created().begin(), b.created().end());
   return ApplyResult::Applied;

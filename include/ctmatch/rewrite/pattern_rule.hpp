@@ -4,6 +4,9 @@
 //   - a callback `NodeId(const Match<P>& m, RewriteBuilder& b)` that builds the replacement
 //     with b.call(op, args, kwargs) (or emit(expr, b, m) for declarative parts) and returns
 //     the node that takes over the root's uses, or no_node to decline.
+// A multi() pattern has several roots, each of whose uses is redirected: its declarative
+// replacement is outputs(e1, e2, ...), its callback returns std::array<NodeId, N> (in the
+// order multi() lists the roots; a root's own node keeps its uses).
 //
 //   using namespace ctmatch::dsl;
 //   constexpr auto gelu_tanh = rewrite<"gelu_tanh">(
@@ -32,7 +35,10 @@ template <pattern::fixed_string Name, class P, class R, bool Shared = false>
 struct PatternRule {
   using match_type = pattern::Match<P>;
   static constexpr bool allows_shared_interior = Shared;
-  static constexpr bool is_callback = std::is_invocable_r_v<NodeId, const R&, const match_type&, RewriteBuilder&>;
+  /// A multi() pattern has several roots: its replacement gives one node per root.
+  static constexpr std::size_t roots = match_type::root_count;
+  using replaced = std::conditional_t<roots == 1, NodeId, std::array<NodeId, roots>>;
+  static constexpr bool is_callback = std::is_invocable_r_v<replaced, const R&, const match_type&, RewriteBuilder&>;
   /// A declarative replacement of a one-root pattern builds only from what the match found:
   /// arguments of matched nodes, which come before the root. Its nodes, inserted just before
   /// the root, come after their inputs, and it comes before the root's users (see Rule).
@@ -66,9 +72,16 @@ struct PatternRule {
     return false;
   }
   std::span<const NodeId> matched_nodes(const match_type& m) const { return m.node_ids(); }
-  NodeId replace(RewriteBuilder& b, const match_type& m) const {
+  replaced replace(RewriteBuilder& b, const match_type& m) const {
     if constexpr (is_callback) return replacement(m, b);
-    else return replacement_detail::build_root<P>(replacement, b, m);
+    else if constexpr (roots == 1) return replacement_detail::build_root<P>(replacement, b, m);
+    else return replacement_detail::build_outputs<P>(replacement, b, m);
+  }
+  /// The nodes the roots matched, the candidate first (multi() patterns only).
+  std::array<NodeId, roots> root_nodes(const match_type& m) const
+    requires(roots > 1)
+  {
+    return m.root_nodes();
   }
 
   /// Explain mode only, out of line: the drivers' match stays small enough to inline.
@@ -86,7 +99,19 @@ struct PatternRule {
 template <pattern::fixed_string Name, class P, class R>
 constexpr PatternRule<Name, P, R> rewrite(const P& pattern, const R& replacement) {
   static_assert(P::root_op_count > 0, "ctmatch: rewrite<>(pattern, ...): the pattern's root must be an op call");
-  if constexpr (!PatternRule<Name, P, R>::is_callback) static_assert(replacement_detail::check_all_bound<P, R>());
+  using Rule = PatternRule<Name, P, R>;
+  if constexpr (!Rule::is_callback) {
+    static_assert(replacement_detail::check_all_bound<P, R>());
+    if constexpr (Rule::roots == 1)
+      static_assert(!replacement_detail::is_outputs<R>,
+                    "ctmatch: outputs(...) replaces the roots of a multi() pattern; this pattern has one root");
+    else if constexpr (!replacement_detail::is_outputs<R>)
+      static_assert(pattern::detail::always_false<R>,
+                    "ctmatch: a multi() pattern's declarative replacement is outputs(e1, e2, ...), one per root");
+    else
+      static_assert(replacement_detail::outputs_size<R> == Rule::roots,
+                    "ctmatch: outputs(...) must give exactly one replacement per root of the multi() pattern");
+  }
   return PatternRule<Name, P, R>(pattern, replacement);
 }
 
@@ -95,6 +120,7 @@ constexpr PatternRule<Name, P, R> rewrite(const P& pattern, const R& replacement
 namespace ctmatch::dsl {
 using ctmatch::emit;
 using ctmatch::forward_kwargs;
+using ctmatch::outputs;
 using ctmatch::rewrite;
 using ctmatch::RewriteBuilder;
 }  // namespace ctmatch::dsl

@@ -17,7 +17,8 @@
 //     (`.named<"n">()`), and forward_kwargs<"n", "dtype", "scale">(op, args...) only those (the
 //     seed's question: capture the kwargs of the matched op and pass them on to the fused op).
 // The top of a replacement is an op call or a Tensor placeholder (the root's uses then go to
-// that existing node, as in permute(permute(x)) -> x).
+// that existing node, as in permute(permute(x)) -> x). A multi() pattern's replacement is
+// outputs(e1, e2, ...): one such top per root, in the order multi() lists them.
 //
 // Checked at compile time, each error's type naming its culprit (pattern/compile_errors.hpp):
 // a placeholder or slot the pattern never binds; `_` in a replacement; an op call that leaves
@@ -485,6 +486,43 @@ constexpr bool check_all_bound() {
   return all_bound<P, E>;
 }
 
+}  // namespace replacement_detail
+
+/// outputs(e1, e2, ...): the declarative replacement of a multi() pattern, one expression per
+/// root in the order multi() lists them (Inductor's MultiOutputPattern replacement). An
+/// expression that is the root's own `.named<>()` node keeps that root's uses where they are.
+template <class... E>
+struct Outputs {
+  pattern::Pack<E...> exprs;
+};
+template <class... E>
+constexpr Outputs<E...> outputs(const E&... e) {
+  return Outputs<E...>{pattern::Pack<E...>(e...)};
+}
+
+namespace replacement_detail {
+template <class... E>
+struct used_names<Outputs<E...>> {
+  using type = mp::mp_append<mp::mp_list<>, typename used_names<E>::type...>;
+};
+template <class T>
+inline constexpr bool is_outputs = false;
+template <class... E>
+inline constexpr bool is_outputs<Outputs<E...>> = true;
+template <class T>
+inline constexpr std::size_t outputs_size = 0;
+template <class... E>
+inline constexpr std::size_t outputs_size<Outputs<E...>> = sizeof...(E);
+
+/// Builds every expression of `o`, in order, through the same builder.
+template <class P, class M, class... E>
+std::array<NodeId, sizeof...(E)> build_outputs(const Outputs<E...>& o, RewriteBuilder& b, const M& m) {
+  std::array<NodeId, sizeof...(E)> out;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((out[K] = build_root<P>(pattern::pget<K>(o.exprs), b, m)), ...);
+  }(std::index_sequence_for<E...>{});
+  return out;
+}
 }  // namespace replacement_detail
 
 /// Builds the declarative replacement `repl` for a match of pattern P (the node that takes

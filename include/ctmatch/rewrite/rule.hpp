@@ -18,6 +18,11 @@
 //   - builds its replacement (`replace(builder, m)`): creates new nodes through the builder,
 //     which inserts them just before the root, and returns the node that takes over every use
 //     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
+//   - A rule with several roots (a multi() pattern, Inductor's MultiOutputPattern) also says
+//     which nodes they are (`root_nodes(m)`, an std::array<NodeId, N>, the candidate first),
+//     and its `replace` returns an std::array<NodeId, N>: root k's uses go to element k (the
+//     root itself: it keeps them; no_node anywhere declines). New nodes then go just before
+//     the earliest root.
 //
 // The driver does the rest, identically for every rule (rewrite/apply.hpp): the safety checks,
 // taking the new nodes back when the replacement fails, redirecting the root's uses, erasing
@@ -42,6 +47,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "../graph/graph.hpp"
 
@@ -69,6 +76,15 @@ struct MatchedNodes {
   std::span<const NodeId> span() const { return {ids.data(), count}; }
 };
 
+namespace detail {
+template <class T>
+struct root_array : std::false_type {};
+template <std::size_t N>
+struct root_array<std::array<NodeId, N>> : std::bool_constant<(N >= 2)> {
+  static constexpr std::size_t size = N;
+};
+}  // namespace detail
+
 template <class R>
 concept Rule = requires(const R& r, const Graph& g, NodeId n, typename R::match_type& m,
                         const typename R::match_type& cm, RewriteBuilder& b, Reason* why) {
@@ -76,8 +92,19 @@ concept Rule = requires(const R& r, const Graph& g, NodeId n, typename R::match_
   { r.root_ops() } -> std::convertible_to<std::span<const OpId>>;
   { r.match(g, n, m, why) } -> std::same_as<bool>;
   { r.matched_nodes(cm) } -> std::convertible_to<std::span<const NodeId>>;
-  { r.replace(b, cm) } -> std::same_as<NodeId>;
+  requires std::same_as<decltype(r.replace(b, cm)), NodeId> ||
+               (detail::root_array<decltype(r.replace(b, cm))>::value &&
+                std::same_as<decltype(r.root_nodes(cm)), decltype(r.replace(b, cm))>);
 };
+
+/// How many roots the rule replaces: 1, or N for a rule whose replace returns N nodes.
+template <class R>
+constexpr std::size_t root_count() {
+  using T = decltype(std::declval<const R&>().replace(std::declval<RewriteBuilder&>(),
+                                                        std::declval<const typename R::match_type&>()));
+  if constexpr (detail::root_array<T>::value) return detail::root_array<T>::size;
+  else return 1;
+}
 
 /// Whether the rule opted out of the "no users outside the match" check on interior nodes.
 template <class R>

@@ -60,12 +60,12 @@ class MutationRegions {
   bool any_ = false;
 };
 
-/// The first interior node (not `root`) of the match that has a user outside the match, or
-/// no_node. Matches are a handful of nodes: the membership test is a linear scan.
-inline NodeId shared_interior_node(const Graph& g, std::span<const NodeId> matched, NodeId root,
+/// The first interior node (not one of the `roots`) of the match that has a user outside the
+/// match, or no_node. Matches are a handful of nodes: the membership tests are linear scans.
+inline NodeId shared_interior_node(const Graph& g, std::span<const NodeId> matched, std::span<const NodeId> roots,
                                    NodeId* outside_user = nullptr) {
   for (NodeId n : matched) {
-    if (n == root) continue;
+    if (std::find(roots.begin(), roots.end(), n) != roots.end()) continue;
     for (NodeId u : g[n].users()) {
       if (std::find(matched.begin(), matched.end(), u) == matched.end()) {
         if (outside_user) *outside_user = u;
