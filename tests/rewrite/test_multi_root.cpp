@@ -4,7 +4,10 @@
 // the graph exactly as it was.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 #include <ctmatch/graph.hpp>
 #include <ctmatch/io/fx_text.hpp>
@@ -90,8 +93,8 @@ TEST_CASE("multi-root, callback: one node per root, a multi-output op and its ge
   constexpr auto rule = rewrite<"exp_sin_pair">(exp_and_sin, [](const auto& m, RewriteBuilder& b) {
     NodeId x = m.template get<"x">();
     NodeId pair = b.call(decltype(exp_sin)::id(), {NodeRef{x}});
-    OpId getitem = intern_op("operator.getitem");
-    return std::array<NodeId, 2>{b.call(getitem, {NodeRef{pair}, Value(0)}), b.call(getitem, {NodeRef{pair}, Value(1)})};
+    OpId item = intern_op("operator.getitem");
+    return std::array<NodeId, 2>{b.call(item, {NodeRef{pair}, Value(0)}), b.call(item, {NodeRef{pair}, Value(1)})};
   });
   for (bool sin_first : {false, true}) {
     CAPTURE(sin_first);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -99,16 +100,22 @@ const auto& binding_value(const BindingStore<Bindings>& b) {
 }
 
 /// Everything one match attempt writes.
-template <class Bindings, std::size_t NodeCount>
+template <class Bindings, std::size_t NodeCount, bool Lists = false>
 struct State {
   BindingStore<Bindings> b;
   std::array<NodeId, NodeCount> nodes;  // per pattern op call, in Match's node order
+};
+/// A pattern with op calls inside each(e) matches as many nodes as its lists have elements:
+/// those are kept here too (every element's, in match order; reused across attempts).
+template <class Bindings, std::size_t NodeCount>
+struct State<Bindings, NodeCount, true> : State<Bindings, NodeCount, false> {
+  std::vector<NodeId> list_nodes;
 };
 
 /// What the matcher passes down the pattern: the graph, the state, the explain sink (report
 /// failures only under `if constexpr (Ctx::explaining)`: NoExplain has no fail()).
 template <class Bindings, std::size_t NodeCount, class Sink, class Repeated = Bindings,
-          bool Branches = true, bool SingleUse = false>
+          bool Branches = true, bool SingleUse = false, bool Lists = false>
 struct Context {
   using bindings = Bindings;
   static constexpr bool explaining = Sink::enabled;
@@ -117,9 +124,9 @@ struct Context {
   /// Whether a retry (commutative operands) must restore the state first: only when some
   /// name compares on a later occurrence (a stale binding would be compared with) or
   /// alternatives may leave node slots behind. Otherwise the retry rewrites what it needs.
-  static constexpr bool retry_restores = Branches || !mp::mp_empty<Repeated>::value;
+  static constexpr bool retry_restores = Branches || Lists || !mp::mp_empty<Repeated>::value;
   const Graph& g;
-  State<Bindings, NodeCount>& st;
+  State<Bindings, NodeCount, Lists>& st;
   Sink& sink;
 
   /// What `Name` holds (meaningful once bound).

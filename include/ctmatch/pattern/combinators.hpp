@@ -7,9 +7,12 @@
 //                      matched (Match::has<"name">()).
 //   list(a, b, ...)    a list argument (`Tensor[]`, `int[]`, ...) of exactly these elements
 //   each(e)            a list argument of any length whose every element matches e (variadic
-//                      operands: `cat(each("x"_x), 0)` is a cat of one node repeated); e
-//                      contains no op call. To bind the operands themselves, use a list slot:
-//                      `cat(slot<"xs", TensorList>, _)`, constrained with .where(...) if needed.
+//                      operands: `cat(each("x"_x), 0)` is a cat of one node repeated). e may
+//                      hold op calls (Inductor's ListOf): `cat(each(getitem("s"_x, _)), 1)` is a
+//                      cat of getitems of one node "s"; every element's nodes belong to the
+//                      match (erased with it, safety-checked, listed by Match::matched_nodes()),
+//                      and names in e must bind the same thing in every element. To bind the
+//                      operands themselves, use a list slot: `cat(slot<"xs", TensorList>, _)`.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -141,12 +144,15 @@ constexpr auto list(const A&... a) {
 
 template <class E>
 struct Each : element<Each<E>> {
-  static_assert(E::calls == 0, "ctmatch: each(e): e cannot contain an op call");
   E elem;
   constexpr explicit Each(const E& e) : elem(e) {}
 
-  static constexpr std::size_t calls = 0;
-  static constexpr bool branches = E::branches;
+  // e's op calls have node slots, which hold the last element's nodes after a match; every
+  // element's are also appended to the state's list_nodes.
+  static constexpr std::size_t calls = E::calls;
+  // An empty list matches no element: e's node slots and names may stay unbound, as in an
+  // alternative that was not taken.
+  static constexpr bool branches = E::branches || E::calls > 0;
   template <std::uint32_t TC>
   static constexpr bool check() {
     static_assert(detail::is_list_code(TC) || detail::is_any_code(TC),
@@ -170,6 +176,9 @@ struct Each : element<Each<E>> {
       bool ok = elem.template match<detail::elem_code(TC), Off>(c, &(*items)[i]);
       if constexpr (Ctx::explaining) c.sink.leave_arg();
       if (!ok) return false;
+      if constexpr (E::calls > 0)
+        for (std::size_t k = 0; k < E::calls; ++k)
+          if (c.st.nodes[Off + k] != no_node) c.st.list_nodes.push_back(c.st.nodes[Off + k]);
     }
     return true;
   }

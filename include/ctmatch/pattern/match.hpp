@@ -166,6 +166,26 @@ template <class P>
 struct is_single_use<SingleUse<P>> : std::true_type {};
 template <class P, class F>
 struct is_single_use<Checked<P, F>> : is_single_use<P> {};
+/// Whether some each(e) of the pattern holds an op call: its match then keeps list_nodes.
+template <class E>
+struct has_list_calls : std::false_type {};
+template <class E>
+struct has_list_calls<Each<E>> : std::bool_constant<(E::calls > 0)> {};
+template <class OpT, class Opts, class Label, class... A>
+struct has_list_calls<Call<OpT, Opts, Label, A...>> : std::disjunction<has_list_calls<typename A::elem>...> {};
+template <class... E>
+struct has_list_calls<AnyOf<E...>> : std::disjunction<has_list_calls<E>...> {};
+template <class... E>
+struct has_list_calls<ListPattern<E...>> : std::disjunction<has_list_calls<E>...> {};
+template <class... R>
+struct has_list_calls<Multi<R...>> : std::disjunction<has_list_calls<R>...> {};
+template <class E, class F>
+struct has_list_calls<Where<E, F>> : has_list_calls<E> {};
+template <class P, class F>
+struct has_list_calls<Checked<P, F>> : has_list_calls<P> {};
+template <class P>
+struct has_list_calls<SingleUse<P>> : has_list_calls<P> {};
+
 template <class P>
 struct is_checked : std::false_type {};
 template <class P, class F>
@@ -198,6 +218,9 @@ class Match {
   using bindings = pattern_bindings<P>;
   using names = names_of<bindings>;
   static constexpr std::size_t node_count = P::calls;
+  /// Whether an each(e) holds op calls: the match then covers a number of nodes known only
+  /// at match time (matched_nodes()).
+  static constexpr bool has_lists = detail::has_list_calls<P>::value;
   static_assert(P::root_op_count > 0, "ctmatch: a pattern's root must be an op call");
   static_assert(detail::check_distinct<typename P::template bindings<detail::root_code>>());
 
@@ -231,8 +254,15 @@ class Match {
   /// The node the pattern was matched at.
   NodeId root() const { return root_; }
   const Node& root_node() const { return (*graph_)[root_]; }
-  /// Every pattern op call's node, in the order documented above.
+  /// Every pattern op call's node, in the order documented above (an each(e)'s calls: the
+  /// last element's nodes).
   std::span<const NodeId, node_count> node_ids() const { return state_.nodes; }
+  /// Every node the match covers: node_ids(), and with each(e) lists every element's nodes
+  /// (then in match order, possibly twice, no_node left out).
+  std::span<const NodeId> matched_nodes() const {
+    if constexpr (has_lists) return state_.list_nodes;
+    else return state_.nodes;
+  }
   const Node& node(std::size_t i) const { return (*graph_)[state_.nodes[i]]; }
   /// Whether node entry i is a root of the pattern (else it is interior).
   static constexpr bool is_root(std::size_t i) { return root_mask[i]; }
@@ -257,7 +287,7 @@ class Match {
   const Graph& graph() const { return *graph_; }
 
   // The matcher's state; written by match_into.
-  State<bindings, node_count> state_{};
+  State<bindings, node_count, has_lists> state_{};
   const Graph* graph_ = nullptr;
   NodeId root_ = no_node;
 
@@ -302,9 +332,15 @@ bool run(const P& p, const Graph& g, NodeId id, Match<P>& m, Sink& sink) {
   using repeated = typename repeated_names<typename P::template bindings<root_code>>::type;
   if constexpr (P::branches || !mp::mp_empty<repeated>::value) m.state_.b.bound = 0;
   if constexpr (P::branches) m.state_.nodes.fill(no_node);  // else every slot is written
-  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches, is_single_use<P>::value> c{
-      g, m.state_, sink};
+  constexpr bool lists = Match<P>::has_lists;
+  if constexpr (lists) m.state_.list_nodes.clear();
+  Context<typename Match<P>::bindings, Match<P>::node_count, Sink, repeated, P::branches, is_single_use<P>::value,
+          lists>
+      c{g, m.state_, sink};
   if (!p.template match_root<0>(c, id)) return false;
+  if constexpr (lists)  // matched_nodes(): the fixed slots too
+    for (NodeId n : m.state_.nodes)
+      if (n != no_node) m.state_.list_nodes.push_back(n);
   if constexpr (is_checked<P>::value) return run_check(p.check_fn, m, g, sink);
   return true;
 }

@@ -71,7 +71,7 @@ struct PatternRule {
     if (why) [[unlikely]] say_why(g, root, *why);
     return false;
   }
-  std::span<const NodeId> matched_nodes(const match_type& m) const { return m.node_ids(); }
+  std::span<const NodeId> matched_nodes(const match_type& m) const { return m.matched_nodes(); }
   replaced replace(RewriteBuilder& b, const match_type& m) const {
     if constexpr (is_callback) return replacement(m, b);
     else if constexpr (roots == 1) return replacement_detail::build_root<P>(replacement, b, m);
