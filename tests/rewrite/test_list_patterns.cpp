@@ -112,3 +112,51 @@ TEST_CASE("each(e) with op calls: names in e bind the same node in every element
   CHECK(m->matched_nodes().size() == 1);
   CHECK_FALSE(m->has<"s">());  // bound by no element
 }
+
+TEST_CASE("typed builder: make(b, op(use(x), computed values...)) for a computed replacement") {
+  // getitem(split_with_sizes(x, sizes, dim), i) -> slice(x, dim, start, start + sizes[i]):
+  // the bounds are computed from the match, the call is checked against slice's schema.
+  constexpr auto rule = rewrite<"split_getitem_to_slice">(
+      getitem(aten::split_with_sizes("x"_x, slot<"sizes", IntList>, slot<"dim", std::int64_t>), slot<"i", std::int64_t>),
+      [](const auto& m, RewriteBuilder& b) -> NodeId {
+        IntList sizes = get<"sizes">(m);
+        std::int64_t i = get<"i">(m), start = 0;
+        if (i < 0 || static_cast<std::size_t>(i) >= sizes.size()) return no_node;
+        for (std::int64_t k = 0; k < i; ++k) start += sizes[static_cast<std::size_t>(k)];
+        std::int64_t end = start + sizes[static_cast<std::size_t>(i)];
+        return make(b, aten::slice.Tensor(use(get<"x">(m)), get<"dim">(m), start, end, 1));
+      });
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId s = g.call(A("aten.split_with_sizes.default"), {NodeRef{x}, Value::list({Value(3), Value(5)}), Value(1)});
+  NodeId g0 = g.call(A("operator.getitem"), {NodeRef{s}, Value(0)});
+  NodeId g1 = g.call(A("operator.getitem"), {NodeRef{s}, Value(1)});
+  g.output({NodeRef{g0}, NodeRef{g1}});
+  PassStats st = fixpoint(g, rule_set(rule.allow_shared_interior()));
+  CHECK(st.rules[0].matches == 2);
+  CHECK_NOTHROW(verify(g));
+  const auto& outs = *g[g.last()].args()[0].items();
+  const Node& a = g[outs[0].node()];
+  const Node& c = g[outs[1].node()];
+  CHECK(op_name(a.op()) == "aten.slice.Tensor");
+  CHECK(a.args()[0] == Value(NodeRef{x}));
+  CHECK(*a.arg("start") == Value(0));
+  CHECK(*a.arg("end") == Value(3));
+  CHECK(*c.arg("start") == Value(3));
+  CHECK(*c.arg("end") == Value(8));
+  CHECK(*c.arg("dim") == Value(1));
+  CHECK_FALSE(g[s].alive());  // its last getitem gone, the split went too
+
+  // make() inside a callback that then declines: the made node is taken back.
+  Graph h;
+  NodeId y = h.placeholder("y");
+  NodeId r = h.call(A("aten.relu.default"), {NodeRef{y}});
+  h.output({NodeRef{r}});
+  const std::string before = io::write_fx_text(h);
+  constexpr auto declines = rewrite<"declines">(aten::relu("y"_x), [](const auto& m, RewriteBuilder& b) {
+    make(b, aten::neg(use(get<"y">(m))));
+    return no_node;
+  });
+  CHECK(sweep(h, rule_set(declines)).rules[0].failed == 1);
+  CHECK(io::write_fx_text(h) == before);
+}

@@ -120,7 +120,9 @@ constexpr PatternRule<Name, P, R> rewrite(const P& pattern, const R& replacement
 namespace ctmatch::dsl {
 using ctmatch::emit;
 using ctmatch::forward_kwargs;
+using ctmatch::make;
 using ctmatch::outputs;
+using ctmatch::use;
 using ctmatch::rewrite;
 using ctmatch::RewriteBuilder;
 }  // namespace ctmatch::dsl

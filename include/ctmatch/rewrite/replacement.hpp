@@ -95,6 +95,26 @@ constexpr bool check_bound() {
 }
 }  // namespace replacement_detail
 
+// ---- use(node): a node as an argument ---------------------------------------------------------
+/// use(node): an existing node (one a callback found or made) as a Tensor argument of a
+/// replacement call: with make(b, op(use(x), 1, n)) a callback builds computed replacements
+/// through typed op calls (see make below). Anywhere but a Tensor argument it is a compile error.
+struct Use : pattern::element<Use> {
+  NodeId id;
+  constexpr explicit Use(NodeId n) : id(n) {}
+  static constexpr std::size_t calls = 0;
+  template <std::uint32_t TC>
+  static constexpr bool fits_argument = pattern::detail::is_tensor_code(TC) || pattern::detail::is_any_code(TC);
+  template <std::uint32_t TC>
+  static constexpr bool check() {
+    static_assert(fits_argument<TC>, "ctmatch: use(node) stands for a Tensor argument");
+    return true;
+  }
+  template <std::uint32_t TC>
+  using bindings = boost::mp11::mp_list<>;
+};
+constexpr Use use(NodeId n) { return Use(n); }
+
 // ---- forward_kwargs ------------------------------------------------------------------------
 /// A replacement call that also receives kwargs of a matched node (see the top of this file).
 /// From: the pattern name of that node (void: the root); Only: the kwargs to take (none: all).
@@ -399,6 +419,8 @@ Value build_value(const E& e, RewriteBuilder& b, const M& m) {
     else return Value();
   } else if constexpr (is_const<E>) {
     return to_value(e.value);
+  } else if constexpr (std::is_same_v<E, Use>) {
+    return Value(NodeRef{e.id});
   } else if constexpr (is_list_pattern<E>) {
     std::vector<Value> items;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -424,6 +446,8 @@ NodeId build_root(const E& e, RewriteBuilder& b, const M& m) {
     return build_call<P>(e, b, m);
   } else if constexpr (is_forward<E>) {
     return build_forward<P>(e, b, m);
+  } else if constexpr (std::is_same_v<E, Use>) {
+    return e.id;
   } else if constexpr (is_placeholder<E>) {
     using N = typename element_name<E>::type;
     static_assert(check_bound<P, N>());
@@ -524,6 +548,17 @@ std::array<NodeId, sizeof...(E)> build_outputs(const Outputs<E...>& o, RewriteBu
   return out;
 }
 }  // namespace replacement_detail
+
+/// make(b, op(args...)): the typed builder of a computed replacement. `op` is an op object
+/// (aten::slice.Tensor, op<"my::f(...)">) called with nodes (use(id)), C++ values computed at
+/// run time, list(...) and nested calls; the call is checked against the op's schema at
+/// compile time as a pattern call is (keyword names, arity, value types, required arguments).
+/// Creates the nodes through the builder (before the root, rolled back with the rewrite) and
+/// returns the top one. Pattern names are not in scope: use emit(expr, b, m) for those.
+template <class E>
+NodeId make(RewriteBuilder& b, const E& expr) {
+  return replacement_detail::build_root<pattern::Ignore>(expr, b, 0);
+}
 
 /// Builds the declarative replacement `repl` for a match of pattern P (the node that takes
 /// over the root's uses). Usable inside a callback replacement too.
