@@ -135,6 +135,8 @@ TEST_CASE("multi-root: a declined or out-of-order rewrite leaves the graph as it
   constexpr auto keeps = rewrite<"keeps">(exp_and_sin, outputs("e"_x, "s"_x));
   st = sweep(t.g, rule_set(keeps));
   CHECK(st.rules[0].matches == 0);
+  CHECK(st.rules[0].unchanged == 1);
+  CHECK(st.rules[0].failed == 0);
   CHECK(io::write_fx_text(t.g) == before);
 }
 
@@ -157,4 +159,28 @@ TEST_CASE("multi-root: the other roots are not interior nodes; a shared interior
   PassStats st = sweep(shared, rule_set(rule));
   CHECK(st.rules[0].matches == 0);
   CHECK(st.rules[0].refused == 1);
+}
+
+TEST_CASE("a replacement that returns the root: matched, changed nothing, counted apart") {
+  // Inductor's handlers may look and leave the graph alone; its `matched` counts them.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId e = g.call(A("aten.exp.default"), {NodeRef{x}});
+  NodeId n = g.call(A("aten.neg.default"), {NodeRef{e}});
+  g.output({NodeRef{n}});
+  const std::string before = io::write_fx_text(g);
+  constexpr auto looks = rewrite<"looks">(aten::neg(aten::exp("x"_x)).named<"root">(), [](const auto& m, RewriteBuilder& b) {
+    make(b, fast_exp(use(get<"x">(m))));  // made, then not used: taken back
+    return NodeId(get<"root">(m));
+  });
+  PassStats st = sweep(g, rule_set(looks));
+  CHECK(st.rules[0].matches == 0);
+  CHECK(st.rules[0].unchanged == 1);
+  CHECK(st.rules[0].failed == 0);
+  CHECK(io::write_fx_text(g) == before);
+  // A later rule for the same root is still tried, as in Inductor's pass.
+  constexpr auto fuses = rewrite<"fuses">(aten::neg(aten::exp("x"_x)), fast_exp("x"_x));
+  st = sweep(g, rule_set(looks, fuses));
+  CHECK(st.rules[0].unchanged == 1);
+  CHECK(st.rules[1].matches == 1);
 }

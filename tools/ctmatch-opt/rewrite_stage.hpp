@@ -145,11 +145,12 @@ inline std::string report_text(const RewriteReport& r, const Graph& g) {
                 r.stats.seconds * 1e6);
   out += t;
   for (const RuleStats& s : r.stats.by_name()) {
-    if (!s.matches && !s.refused && !s.failed) continue;
+    if (!s.matches && !s.refused && !s.failed && !s.unchanged) continue;
     out += "  " + s.name + ": " + std::to_string(s.matches) + " at";
     std::vector<std::string> names;
     for (NodeId id : s.roots) names.push_back(g[id].name());
     for (const std::string& n : names) out += " " + n;
+    if (s.unchanged) out += " (" + std::to_string(s.unchanged) + " matched, changed nothing)";
     if (s.refused) out += " (" + std::to_string(s.refused) + " refused by safety checks)";
     if (s.failed) out += " (" + std::to_string(s.failed) + " failed: " + s.first_error + ")";
     if (s.kwargs_dropped) out += " (" + std::to_string(s.kwargs_dropped) + " kwarg(s) dropped; first: " + s.first_drop + ")";

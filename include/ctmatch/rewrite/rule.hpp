@@ -17,7 +17,9 @@
 //     loads, not the matcher's setup);
 //   - builds its replacement (`replace(builder, m)`): creates new nodes through the builder,
 //     which inserts them just before the root, and returns the node that takes over every use
-//     of the root (a new node, or an existing one such as a leaf), or no_node to decline.
+//     of the root (a new node, or an existing one such as a leaf), or no_node to decline; the
+//     root itself means "looked and changed nothing" (counted as unchanged, as Inductor counts
+//     a handler call that rewrites nothing).
 //   - A rule with several roots (a multi() pattern, Inductor's MultiOutputPattern) also says
 //     which nodes they are (`root_nodes(m)`, an std::array<NodeId, N>, the candidate first),
 //     and its `replace` returns an std::array<NodeId, N>: root k's uses go to element k (the

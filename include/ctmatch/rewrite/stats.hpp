@@ -20,6 +20,9 @@ struct RuleStats {
   std::size_t nodes_removed = 0;
   std::size_t refused = 0;        // matched, but refused by a safety check
   std::size_t failed = 0;         // declined or threw during the rewrite: rolled back
+  /// Matched, and the replacement kept the root (returned it): a handler that looked and
+  /// changed nothing. Inductor's `matched` counts these too: it is matches + unchanged.
+  std::size_t unchanged = 0;
   std::vector<NodeId> roots;      // the root of every applied match, in application order
   std::vector<NodeId> replacements;  // the node that took each root's uses (roots[i]'s is replacements[i])
   std::string first_error;        // message of the first failure, if any
@@ -32,6 +35,7 @@ struct RuleStats {
     nodes_removed += o.nodes_removed;
     refused += o.refused;
     failed += o.failed;
+    unchanged += o.unchanged;
     roots.insert(roots.end(), o.roots.begin(), o.roots.end());
     replacements.insert(replacements.end(), o.replacements.begin(), o.replacements.end());
     if (first_error.empty()) first_error = o.first_error;
