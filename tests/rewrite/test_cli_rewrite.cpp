@@ -53,6 +53,16 @@ TEST_CASE("--mode fixpoint and --rules by name") {
   CHECK(got.at("matches").as_object().size() == 2);  // view_view of both sets counts under one name
 }
 
+TEST_CASE("--rules inductor_joint: the joint-graph port, with Inductor's count of handlers that change nothing") {
+  auto r = run(quote((data / "inductor" / "joint" / "_sfdp_pattern_23_half_inference.export.json").string()) +
+               " --rules inductor_joint --stats-json");
+  REQUIRE(r.status == 0);
+  auto got = boost::json::parse(r.out).as_object();
+  CHECK(got.at("matches").at("pointless_convert") == 1);
+  CHECK(got.at("unchanged").at("bmm_to_mm") == 2);  // cpu tensors: looked, left alone
+  CHECK(got.at("nodes") == 33);
+}
+
 TEST_CASE("--explain NODE says why each rule of its op does or does not match") {
   auto r = run("--explain gelu --emit none");
   CHECK(r.status == 0);

@@ -92,8 +92,8 @@ inline void append_json_str(std::string& out, std::string_view s) {
   out += '"';
 }
 
-/// `"rules": ..., "mode": ..., "matches": {...}, "roots": {...}, "hist_after": {...},
-/// "time_s": ...` — the fields --stats-json adds (with a leading ", ").
+/// `"rules": ..., "mode": ..., "matches": {...}, "unchanged": {...}, "roots": {...},
+/// "hist_after": {...}, "time_s": ...` — the fields --stats-json adds (with a leading ", ").
 inline std::string report_json_fields(const Graph& g, const RewriteReport& r) {
   std::string out = ", \"rules\": ";
   append_json_str(out, r.rules);
@@ -106,6 +106,16 @@ inline std::string report_json_fields(const Graph& g, const RewriteReport& r) {
     first = false;
     append_json_str(out, k);
     out += ": " + std::to_string(v);
+  }
+  // Rules that matched and changed nothing (Inductor counts those in its `matched` too).
+  out += "}, \"unchanged\": {";
+  first = true;
+  for (const RuleStats& rs : r.stats.by_name()) {
+    if (!rs.unchanged) continue;
+    out += first ? "" : ", ";
+    first = false;
+    append_json_str(out, rs.name);
+    out += ": " + std::to_string(rs.unchanged);
   }
   out += "}, \"roots\": {";
   first = true;

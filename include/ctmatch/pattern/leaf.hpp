@@ -192,6 +192,7 @@ constexpr auto as_element(const A& a) {
   else if constexpr (std::is_floating_point_v<A>) return Const<double>(static_cast<double>(a));
   else if constexpr (std::is_convertible_v<A, std::string_view>) return Const<std::string_view>(std::string_view(a));
   else if constexpr (is_const_type<A>::value) return Const<A>(a);
+  else if constexpr (std::is_same_v<A, Value>) return Const<Value>(a);  // a run-time value (make())
   else static_assert(always_false<A>, "ctmatch: this argument is neither a pattern element nor a constant");
 }
 template <class A>

@@ -1,7 +1,8 @@
 #pragma once
 // The built-in rule sets by name, as ctmatch-opt's --rules and the Python module's `rules=`
 // take them: `bench` (the benchmark rules, Inductor's semantics), `default` (the clean-ups),
-// or rule names, comma-separated (the drivers by name are rewrite/run_pass.hpp).
+// `inductor_joint` (the port of Inductor's joint-graph pass, inductor_joint.hpp), or rule
+// names, comma-separated (the drivers by name are rewrite/run_pass.hpp).
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -9,13 +10,20 @@
 
 #include "bench.hpp"
 #include "default.hpp"
+#include "inductor_joint.hpp"
 #include "../rewrite/run_pass.hpp"
 
 namespace ctmatch::rules {
 
-/// Both built-in sets in one: the default rules, then the bench rules.
-inline auto all_rules() { return concat(rules::default_rules(), rules::bench_rules()); }
+/// The built-in sets in one: the default rules, the bench rules, Inductor's joint-graph port.
+inline auto all_rules() { return concat(concat(rules::default_rules(), rules::bench_rules()), rules::inductor_joint()); }
 inline constexpr std::size_t default_rule_count = decltype(rules::default_rules())::size;
+inline constexpr std::size_t bench_rule_count = decltype(rules::bench_rules())::size;
+
+/// The set of all_rules()'s rule `i`: "default", "bench" or "inductor_joint".
+constexpr std::string_view builtin_set_of(std::size_t i) {
+  return i < default_rule_count ? "default" : i < default_rule_count + bench_rule_count ? "bench" : "inductor_joint";
+}
 
 /// Enables only the rules `spec` names in the combined set; throws std::invalid_argument
 /// naming unknown rules.
@@ -31,8 +39,7 @@ void select_rules(Set& set, std::string_view spec) {
     if (tok.empty()) continue;
     bool found = false;
     for (std::size_t i = 0; i < Set::size; ++i) {
-      bool in_default = i < default_rule_count;
-      if ((tok == "default" && in_default) || (tok == "bench" && !in_default) || set.name(i) == tok) {
+      if (tok == builtin_set_of(i) || set.name(i) == tok) {
         set.set_enabled(i, true);
         found = true;
       }
@@ -42,7 +49,7 @@ void select_rules(Set& set, std::string_view spec) {
   if (!unknown.empty()) {
     std::string msg = "unknown rule";
     for (const std::string& u : unknown) msg += " '" + u + "'";
-    msg += " (known: bench, default";
+    msg += " (known: bench, default, inductor_joint";
     for (const std::string& n : set.names()) msg += ", " + n;
     throw std::invalid_argument(msg + ")");
   }
