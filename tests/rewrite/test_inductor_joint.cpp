@@ -91,7 +91,7 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
   std::size_t graphs = 0, counted = 0, skipped = 0;
   for (const auto& [key, rec] : joint_graphs()) {
     std::string name(key);
-    if (!fs::exists(oracle / "joint" / (name + ".export.fx.txt"))) continue;  // dev models: not shipped
+    if (!fs::exists(oracle / "joint" / (name + ".export.fx.txt"))) continue;  // seed_mlp: not shipped
     CAPTURE(name);
     Graph g = oracle_graph(name);
     PassOptions o;
@@ -114,7 +114,7 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     }
     ++graphs;
   }
-  CHECK(graphs >= 85);
+  CHECK(graphs >= 89);  // gpt2, bert, llama and resnet18 among them
   CHECK(skipped <= 4);
   CHECK(counted >= 130);  // bmm_to_mm on most SDPA graphs, pointless_convert on two
 }
