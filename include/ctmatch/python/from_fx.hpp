@@ -79,19 +79,24 @@ struct Targets {
   }
 };
 
-/// A tensor's metadata from meta['val'] (a fake tensor: dtype, shape, strides, storage
-/// offset, device, layout, requires_grad) or, where it is absent, meta['tensor_meta'] (a named
-/// tuple: no device, layout or offset). Nothing for other values (a tuple of outputs, a SymInt).
-/// A field the object lacks stays unset.
+/// A tensor's metadata from meta['tensor_meta'] (a named tuple: dtype, shape, stride,
+/// requires_grad, each a plain attribute read) and meta['val'] (a fake tensor, whose
+/// attributes cost a call each: read only for what tensor_meta lacks — device, layout, storage
+/// offset — or for everything when tensor_meta is absent). Nothing for other values (a tuple of
+/// outputs, a SymInt); a field neither has stays unset.
 inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   if (!PyDict_Check(meta.ptr())) return;
-  PyObject* v = PyDict_GetItem(meta.ptr(), t.val.ptr());
-  bool fake = v && v != Py_None;
-  if (!fake) v = PyDict_GetItem(meta.ptr(), t.tensor_meta.ptr());
-  if (!v || v == Py_None) return;
+  auto entry = [&](const py::str& key) -> PyObject* {
+    PyObject* v = PyDict_GetItem(meta.ptr(), key.ptr());
+    return v == Py_None ? nullptr : v;
+  };
+  PyObject* tm = entry(t.tensor_meta);
+  PyObject* val = entry(t.val);
+  PyObject* src = tm ? tm : val;
+  if (!src) return;
   // An attribute, or for a fake tensor's stride()/storage_offset() the method's result.
-  auto get = [&](const py::str& name, bool call) -> py::object {
-    PyObject* a = PyObject_GetAttr(v, name.ptr());
+  auto get = [&](PyObject* from, const py::str& name, bool call) -> py::object {
+    PyObject* a = PyObject_GetAttr(from, name.ptr());
     if (a && call && PyCallable_Check(a)) {
       PyObject* r = PyObject_CallNoArgs(a);
       Py_DECREF(a);
@@ -100,11 +105,11 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
     if (!a) PyErr_Clear();
     return py::reinterpret_steal<py::object>(a);
   };
-  py::object dtype = get(t.dtype, false);
+  py::object dtype = get(src, t.dtype, false);
   if (!dtype) return;
   auto dt = t.dtypes.find(dtype.ptr());
   if (dt == t.dtypes.end()) return;
-  py::object dims = get(t.shape, false);
+  py::object dims = get(src, t.shape, false);
   if (!dims || !PyTuple_Check(dims.ptr())) return;  // torch.Size is a tuple
   auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
   auto ints = [&](const py::object& tuple) {
@@ -116,22 +121,25 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   };
   n.meta.dtype = dt->second;
   n.meta.shape = ints(dims);
-  if (py::object s = get(t.stride, true); s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
+  if (py::object s = get(src, t.stride, true);
+      s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
     n.meta.strides = ints(s);
-  if (py::object r = get(t.requires_grad, false); r && PyBool_Check(r.ptr())) n.meta.requires_grad = r.ptr() == Py_True;
-  if (!fake) return;
-  if (py::object o = get(t.storage_offset, true)) n.meta.storage_offset = to_value(o, t, no_node, symints);
-  // A device or layout ctmatch does not know leaves the field unset: metadata never refuses a graph.
-  auto known = [&](const py::str& name) -> Value {
-    py::object o = get(name, false);
+  if (py::object r = get(src, t.requires_grad, false); r && PyBool_Check(r.ptr()))
+    n.meta.requires_grad = r.ptr() == Py_True;
+  if (!val || (tm && !PyObject_HasAttr(val, t.device.ptr()))) return;
+  // A value ctmatch does not know (a device type it has no name for) leaves the field unset:
+  // metadata never refuses a graph.
+  auto known = [&](const py::str& name, bool call) -> Value {
+    py::object o = get(val, name, call);
     try {
       return o ? to_value(o, t, no_node, symints) : Value();
     } catch (const UnsupportedValue&) {
       return Value();
     }
   };
-  if (Value d = known(t.device); d.get_if<Device>()) n.meta.device = *d.get_if<Device>();
-  if (Value l = known(t.layout); l.get_if<Layout>()) n.meta.layout = *l.get_if<Layout>();
+  if (Value o = known(t.storage_offset, true); o.get_if<std::int64_t>() || o.get_if<SymInt>()) n.meta.storage_offset = o;
+  if (Value d = known(t.device, false); d.get_if<Device>()) n.meta.device = *d.get_if<Device>();
+  if (Value l = known(t.layout, false); l.get_if<Layout>()) n.meta.layout = *l.get_if<Layout>();
 }
 
 }  // namespace detail
