@@ -45,18 +45,27 @@ class FromFx(unittest.TestCase):
         converted = ctmatch.Graph.from_fx(gm.graph)
         names = converted.node_names()
         x, t = names[0], names[1]
-        self.assertEqual(converted.tensor_meta(x), {
-            "dtype": "float32", "shape": ["2", "3"], "strides": ["3", "1"], "storage_offset": "0",
-            "device": "cpu", "layout": "strided", "requires_grad": False, "memory_format": "contiguous_format"})
+        mx = converted.tensor_meta(x)
+        self.assertEqual({k: mx[k] for k in ("dtype", "shape", "strides", "device", "requires_grad", "memory_format")}, {
+            "dtype": "float32", "shape": ["2", "3"], "strides": ["3", "1"], "device": "cpu",
+            "requires_grad": False, "memory_format": "contiguous_format"})
         mt = converted.tensor_meta(t)
         self.assertEqual((mt["shape"], mt["strides"], mt["memory_format"]), (["3", "2"], ["1", "3"], None))
+        # a fake tensor alone (no tensor_meta): layout and storage offset too
+        for node in gm.graph.nodes:
+            node.meta.pop("tensor_meta", None)
+        alone = ctmatch.Graph.from_fx(gm.graph).tensor_meta(x)
+        self.assertEqual((alone["strides"], alone["storage_offset"], alone["layout"], alone["device"]),
+                         (["3", "1"], "0", "strided", "cpu"))
         # a channels-last input keeps its strides
         cl = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
         gm = make_fx(lambda x: x.relu(), tracing_mode="fake")(cl)
         converted = ctmatch.Graph.from_fx(gm.graph)
         self.assertEqual(converted.tensor_meta(converted.node_names()[0])["memory_format"], "channels_last")
-        # tensor_meta alone (no fake tensor): strides, no device
+        # tensor_meta alone (no value): strides, no device
         gm, _ = graphs.traced()["mm_add"]
+        for node in gm.graph.nodes:
+            node.meta.pop("val", None)
         mm = ctmatch.Graph.from_fx(gm.graph).tensor_meta("mm")
         self.assertEqual((mm["strides"], mm["device"]), (["6", "1"], None))
 

@@ -44,6 +44,7 @@ struct Torch {
           kwargs = interned("kwargs"), meta = interned("meta"), val = interned("val"),
           tensor_meta = interned("tensor_meta"), dtype = interned("dtype"), shape = interned("shape"),
           stride = interned("stride"), storage_offset = interned("storage_offset"), device = interned("device"),
+          fake_device = interned("fake_device"),
           layout = interned("layout"), requires_grad = interned("requires_grad");
   // Node kinds, interned as FX's own literals are: compared by identity first.
   py::str placeholder = interned("placeholder"), get_attr = interned("get_attr"),
