@@ -130,10 +130,6 @@ inline void redirect_and_erase(Graph& g, std::span<const NodeId> roots, std::spa
 enum class ApplyResult : std::uint8_t { NoMatch, Refused, Failed, Unchanged, Applied };
 
 namespace detail {
-/// Thrown inside apply_match when the replacement keeps every root: unwinds like a failure
-/// (the nodes it made are taken back) but is counted as RuleStats::unchanged.
-struct KeptRoots {};
-
 /// Everything after a successful match: the safety checks, the rewrite, the statistics (see
 /// apply_rule). Out of line on purpose: most attempts do not match (gpt2: 440 of 480 per
 /// sweep), and they should not pay, on the way to finding that out, for this function's frame
@@ -220,7 +216,14 @@ template <Rule R>
         if (repls[k] >= g.id_bound() || !g[repls[k]].alive()) throw GraphError("the replacement is not a live node");
         changes |= repls[k] != roots[k];
       }
-      if (!changes) throw KeptRoots{};
+      if (!changes) {
+        // The handler looked and kept every root (no exception: Inductor ports do this at
+        // most of the nodes they visit). What it made is taken back; a transaction's
+        // destructor rolls it back.
+        if (!tx) b.discard();
+        ++st.unchanged;
+        return ApplyResult::Unchanged;
+      }
 #ifdef NDEBUG
       if constexpr (!replaces_in_order<R>())
 #endif
@@ -235,9 +238,6 @@ template <Rule R>
       verify(g);
       tx->commit();
     }
-  } catch (const KeptRoots&) {
-    ++st.unchanged;
-    return ApplyResult::Unchanged;
   } catch (const std::exception& e) {
     ++st.failed;
     if (st.first_error.empty()) st.first_error = std::string(g[root].name()) + ": " + e.what();
