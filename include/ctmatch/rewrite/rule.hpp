@@ -87,17 +87,26 @@ struct root_array<std::array<NodeId, N>> : std::bool_constant<(N >= 2)> {
 };
 }  // namespace detail
 
+/// replace() gives the node that takes the root's uses.
+template <class R>
+concept replaces_one_root = requires(const R& r, const typename R::match_type& cm, RewriteBuilder& b) {
+  { r.replace(b, cm) } -> std::same_as<NodeId>;
+};
+/// replace() gives one node per root, and root_nodes() says which the roots are.
+template <class R>
+concept replaces_roots = requires(const R& r, const typename R::match_type& cm, RewriteBuilder& b) {
+  requires detail::root_array<decltype(r.replace(b, cm))>::value;
+  { r.root_nodes(cm) } -> std::same_as<decltype(r.replace(b, cm))>;
+};
+
 template <class R>
 concept Rule = requires(const R& r, const Graph& g, NodeId n, typename R::match_type& m,
-                        const typename R::match_type& cm, RewriteBuilder& b, Reason* why) {
+                        const typename R::match_type& cm, Reason* why) {
   { r.name() } -> std::convertible_to<std::string_view>;
   { r.root_ops() } -> std::convertible_to<std::span<const OpId>>;
   { r.match(g, n, m, why) } -> std::same_as<bool>;
   { r.matched_nodes(cm) } -> std::convertible_to<std::span<const NodeId>>;
-  requires std::same_as<decltype(r.replace(b, cm)), NodeId> ||
-               (detail::root_array<decltype(r.replace(b, cm))>::value &&
-                std::same_as<decltype(r.root_nodes(cm)), decltype(r.replace(b, cm))>);
-};
+} && (replaces_one_root<R> || replaces_roots<R>);
 
 /// How many roots the rule replaces: 1, or N for a rule whose replace returns N nodes.
 template <class R>
