@@ -82,17 +82,19 @@ inline constexpr auto pointless_convert = rewrite<"pointless_convert">(
       return make(b, ops::convert_element_type(use(get<"arg">(m)), d2));
     });
 
-inline constexpr auto bmm_to_mm = rewrite<"bmm_to_mm">(aten::bmm("mat1"_x, "mat2"_x), [](const auto& m, RewriteBuilder& b) -> NodeId {
-  const Graph& g = b.graph();
-  const TensorMeta &a = g[get<"mat1">(m)].meta, &c = g[get<"mat2">(m)].meta;
-  auto batch_one = [](const TensorMeta& t) { return t.shape && !t.shape->empty() && (*t.shape)[0] == Value(1); };
-  bool cuda = a.device && c.device && a.device->type == c.device->type && c.device->type == DeviceType::CUDA;
-  if (!cuda || !batch_one(a) || !batch_one(c)) return m.root();
-  NodeId s1 = make(b, ops::squeeze_dim(use(get<"mat1">(m)), 0));
-  NodeId s2 = make(b, ops::squeeze_dim(use(get<"mat2">(m)), 0));
-  NodeId mm = make(b, aten::mm(use(s1), use(s2)));
-  return make(b, ops::unsqueeze(use(mm), 0));
-});
+inline constexpr auto bmm_to_mm = rewrite<"bmm_to_mm">(
+    aten::bmm("mat1"_x, "mat2"_x), [](const auto& m, RewriteBuilder& b) -> NodeId {
+      const Graph& g = b.graph();
+      const TensorMeta &a = g[get<"mat1">(m)].meta, &c = g[get<"mat2">(m)].meta;
+      auto batch_one = [](const TensorMeta& t) { return t.shape && !t.shape->empty() && (*t.shape)[0] == Value(1); };
+      // Inductor's check_device(a, b, "cuda"): both on one device type, and that type cuda.
+      bool cuda = a.device && c.device && a.device->type == c.device->type && c.device->type == DeviceType::CUDA;
+      if (!cuda || !batch_one(a) || !batch_one(c)) return m.root();
+      NodeId s1 = make(b, ops::squeeze_dim(use(get<"mat1">(m)), 0));
+      NodeId s2 = make(b, ops::squeeze_dim(use(get<"mat2">(m)), 0));
+      NodeId mm = make(b, aten::mm(use(s1), use(s2)));
+      return make(b, ops::unsqueeze(use(mm), 0));
+    });
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
