@@ -15,7 +15,8 @@ Writes, under DIR:
   joint.json         per graph: nodes, matched (every handler call, as Inductor counts), counts
                      per entry, the op histogram after.
   postgrad/NAME.*    the graph post_grad.pass_patterns[0] sees inside torch.compile on cuda
-                     (NAME.before.fx.txt) and the graph after the last of them (NAME.after.fx.txt)
+                     (NAME.before.fx.txt, its nodes' dtype/shape/stride/device in
+                     NAME.before.meta.json) and the graph after the last of them (NAME.after.fx.txt)
   postgrad.json      per graph and pass: counts per entry.
 Graphs: the dev models (model_zoo.py beside this file when present) and one small module per
 pattern function Inductor registers with example inputs (fuse_attention's _sfdp patterns from
@@ -91,6 +92,21 @@ def instrument(p, counts):
                 return _o(match, graph, node)
 
             e.apply = apply
+
+
+def tensor_meta_of(graph):
+    """Per node with a tensor value: dtype, shape, stride, device (what str(graph) leaves out),
+    so that a test can put it back on the FX text's graph."""
+    out = {}
+    for n in graph.nodes:
+        v = n.meta.get("val")
+        if isinstance(v, torch.Tensor):
+            try:
+                out[n.name] = {"dtype": str(v.dtype).replace("torch.", ""), "shape": [str(d) for d in v.shape],
+                               "stride": [str(d) for d in v.stride()], "device": str(v.device)}
+            except Exception:
+                pass
+    return out
 
 
 def hist(g):
@@ -245,6 +261,7 @@ def run_postgrad(out, graphs, save):
         def apply(graph, _o=orig, _i=i):
             if _i == 0:
                 cur.setdefault("before", str(graph))
+                cur.setdefault("before_meta", tensor_meta_of(graph))
             counts.clear()
             r = _o(graph)
             cur.setdefault("per_pass", []).append({"matched": r, "per_entry": dict(counts)})
@@ -269,6 +286,8 @@ def run_postgrad(out, graphs, save):
         base = os.path.join(out, "postgrad", name)
         if "before" in cur:
             open(base + ".before.fx.txt", "w").write(cur["before"])
+            # FX text has no metadata; the post-grad checks read it (shapes, devices, strides)
+            json.dump(cur.get("before_meta", {}), open(base + ".before.meta.json", "w"), indent=0)
             open(base + ".after.fx.txt", "w").write(cur.get("after", ""))
         res[name] = {"passes": cur.get("per_pass", []), "changed": cur.get("before") != cur.get("after"),
                      "inductor_counters": dict(counters["inductor"])}
