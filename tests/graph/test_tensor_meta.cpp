@@ -12,19 +12,16 @@
 #include <ctmatch/schema/builtin.hpp>
 #include <ctmatch/schema/registry.hpp>
 
+#include "int_values.hpp"
+
 using namespace ctmatch;
 
 namespace {
-std::vector<Value> vals(std::initializer_list<std::int64_t> v) {
-  std::vector<Value> out;
-  for (std::int64_t x : v) out.emplace_back(x);
-  return out;
-}
 TensorMeta dense(std::initializer_list<std::int64_t> sizes, std::initializer_list<std::int64_t> strides) {
   TensorMeta m;
   m.dtype = ScalarType::Float;
-  m.shape = vals(sizes);
-  m.strides = vals(strides);
+  m.shape = int_values(sizes);
+  m.strides = int_values(strides);
   return m;
 }
 }  // namespace
@@ -55,7 +52,7 @@ TEST_CASE("tensor meta: contiguity and memory format from sizes and strides") {
   CHECK(dense({4, 3}, {3, 1}).is_contiguous(MemoryFormat::Preserve) == false);
   // Unknown: no strides, a symbolic size or stride.
   TensorMeta none;
-  none.shape = vals({2, 2});
+  none.shape = int_values({2, 2});
   CHECK_FALSE(none.is_contiguous().has_value());
   TensorMeta sym = dense({2, 3}, {3, 1});
   (*sym.shape)[0] = Value(SymInt{"s0"});

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "int_values.hpp"
 #include "json_error_helpers.hpp"
 #include "test_data.hpp"
 
@@ -19,11 +20,6 @@ using ctmatch::test::replace;
 
 namespace {
 const std::string bmm_file = "inductor/joint/bmm_1x.export.json";
-std::vector<Value> vals(std::initializer_list<std::int64_t> v) {
-  std::vector<Value> out;
-  for (std::int64_t x : v) out.emplace_back(x);
-  return out;
-}
 const std::string args0_strides = R"("strides": [{"as_int": 128}, {"as_int": 16}, {"as_int": 1}])";
 }  // namespace
 
@@ -31,8 +27,8 @@ TEST_CASE("tensor_values: every field is read into the node's metadata") {
   Graph g = io::read_export_json(read_test_data(bmm_file), "bmm.json");
   const TensorMeta& m = g[g.find("args_0")].meta;
   CHECK(m.dtype == ScalarType::Float);
-  CHECK(m.shape == vals({1, 8, 16}));
-  CHECK(m.strides == vals({128, 16, 1}));
+  CHECK(m.shape == int_values({1, 8, 16}));
+  CHECK(m.strides == int_values({128, 16, 1}));
   CHECK(m.storage_offset == Value(std::int64_t{0}));
   CHECK(m.device == Device{DeviceType::CPU, -1});
   CHECK(m.layout == Layout::Strided);
@@ -49,7 +45,7 @@ TEST_CASE("tensor_values: a transposed, offset, cuda tensor reads and writes bac
   text = replace(text, R"("storage_offset": {"as_int": 0})", R"("storage_offset": {"as_expr": {"expr_str": "s7", "hint": null}})");
   Graph g = io::read_export_json(text, "t.json");
   const TensorMeta& m = g[g.find("args_0")].meta;
-  CHECK(m.strides == vals({128, 1, 8}));
+  CHECK(m.strides == int_values({128, 1, 8}));
   CHECK(m.is_contiguous() == false);
   CHECK_FALSE(m.memory_format().has_value());
   CHECK(m.device == Device{DeviceType::CUDA, 1});
@@ -62,11 +58,11 @@ TEST_CASE("tensor_values: a transposed, offset, cuda tensor reads and writes bac
 TEST_CASE("tensor_values: metadata set in code is written; what a node lacks is defaulted") {
   Graph g = io::read_export_json(read_test_data(bmm_file), "bmm.json");
   TensorMeta& m = g[g.find("bmm")].meta;
-  m.strides = vals({32, 1, 8});
+  m.strides = int_values({32, 1, 8});
   m.device = Device{DeviceType::CUDA, 0};
   std::string once = io::write_export_json(g);
   Graph h = io::read_export_json(once, "once.json");
-  CHECK(h[h.find("bmm")].meta.strides == vals({32, 1, 8}));
+  CHECK(h[h.find("bmm")].meta.strides == int_values({32, 1, 8}));
   CHECK(h[h.find("bmm")].meta.device == Device{DeviceType::CUDA, 0});
 
   // A node with only dtype and shape: dense strides, offset 0, strided, on the graph's device
@@ -74,11 +70,11 @@ TEST_CASE("tensor_values: metadata set in code is written; what a node lacks is 
   TensorMeta& b = g[g.find("bmm")].meta;
   b = TensorMeta{};
   b.dtype = ScalarType::Half;
-  b.shape = vals({2, 3, 4});
+  b.shape = int_values({2, 3, 4});
   Graph k = io::read_export_json(io::write_export_json(g), "k.json");
   const TensorMeta& d = k[k.find("bmm")].meta;
   CHECK(d.dtype == ScalarType::Half);
-  CHECK(d.strides == vals({12, 4, 1}));
+  CHECK(d.strides == int_values({12, 4, 1}));
   CHECK(d.storage_offset == Value(std::int64_t{0}));
   CHECK(d.layout == Layout::Strided);
   CHECK(d.requires_grad == false);

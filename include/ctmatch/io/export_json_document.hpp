@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -259,13 +260,7 @@ class DocumentReader : protected JsonCursor {
   }
 
   Value argument_payload(std::string_view tag, const char* tag_at, od::value& x, std::vector<RefSite>& refs) {
-    auto enum_value = [&](auto from_serde, std::string_view kind) {
-      const char* at = token_start(x);
-      std::int64_t code = integer(x, tag);
-      auto e = from_serde(code);
-      if (!e) fail(at, "unknown " + std::string(kind) + " number " + std::to_string(code) + " (torch.export serde numbering)");
-      return Value(*e);
-    };
+    auto enum_value = [&](auto from_serde, std::string_view kind) { return Value(serde_enum(x, from_serde, kind, tag)); };
     auto optional_tensor = [&](od::value& y) -> Value {
       const char* y_at = token_start(y);
       od::object o = object(y, "an optional tensor");
@@ -316,6 +311,19 @@ class DocumentReader : protected JsonCursor {
         tag == "as_string_to_argument")
       fail(tag_at, "unsupported argument type '" + std::string(tag) + "'");
     fail(tag_at, "unknown argument type '" + std::string(tag) + "'");
+  }
+
+  /// A serde enum number (`what` names the field in errors) as the enum `from_serde` gives;
+  /// an unknown number is refused at its position.
+  template <class FromSerde>
+  typename std::invoke_result_t<FromSerde, std::int64_t>::value_type serde_enum(od::value& v, FromSerde from_serde,
+                                                                                 std::string_view kind,
+                                                                                 std::string_view what) {
+    const char* at = token_start(v);
+    std::int64_t code = integer(v, what);
+    auto e = from_serde(code);
+    if (!e) fail(at, "unknown " + std::string(kind) + " number " + std::to_string(code) + " (torch.export serde numbering)");
+    return *e;
   }
 
   void boolean_or_null(od::value& v, std::string_view what) {
@@ -566,11 +574,7 @@ class DocumentReader : protected JsonCursor {
       };
       if (key == "dtype") {
         once(m.dtype.has_value());
-        const char* d_at = token_start(x);
-        std::int64_t code = integer(x, "'dtype'");
-        auto d = serde::scalar_type_from_serde(code);
-        if (!d) fail(d_at, "unknown dtype number " + std::to_string(code) + " (torch.export serde numbering)");
-        m.dtype = *d;
+        m.dtype = serde_enum(x, serde::scalar_type_from_serde, "dtype", "'dtype'");
       } else if (key == "sizes") {
         once(m.shape.has_value());
         m.shape = sym_sizes(x, "'sizes'");
@@ -588,11 +592,7 @@ class DocumentReader : protected JsonCursor {
         m.device = *device(x).get_if<Device>();
       } else if (key == "layout") {
         once(m.layout.has_value());
-        const char* l_at = token_start(x);
-        std::int64_t code = integer(x, "'layout'");
-        auto l = serde::layout_from_serde(code);
-        if (!l) fail(l_at, "unknown layout number " + std::to_string(code) + " (torch.export serde numbering)");
-        m.layout = *l;
+        m.layout = serde_enum(x, serde::layout_from_serde, "layout", "'layout'");
       } else {
         std::string member;
         append_json_string(member, key);
