@@ -120,6 +120,7 @@ class alignas(64) Node {
  private:
   friend class Graph;
   friend struct Journal;  // keeps copies of users lists for undo
+  friend struct GraphSurgery;  // tests of the verifier break invariants with it (not defined here)
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
 

@@ -15,39 +15,41 @@ inline void verify(const Graph& g) {
   const std::size_t bound = g.id_bound();
   auto exists = [&](NodeId id) { return id < bound && g[id].alive(); };
 
-  // Who lists whom: for each node u, the nodes that list u as a user (`listers`, in one array
-  // of edges indexed by `first_lister`), so that each edge is checked from its user's side in
-  // O(1) and the whole check is linear in nodes + edges, however many users a node has (a
-  // weight used by every layer) or inputs (a cat of thousands).
-  std::vector<std::uint32_t> first_lister(bound + 1, 0);
-  // The listed nodes, at most `bound` of them (a cycle in the list is reported below).
-  auto for_each_listed = [&](auto&& f) {
-    std::size_t k = 0;
-    for (NodeId id = g.first(); id != no_node && id < bound && k++ < bound; id = g.next(id)) f(id);
+  // Who lists whom, built as the walk goes: a node's users all come after it (checked when it
+  // lists them), so when the walk reaches u every node that lists u has put itself on u's chain
+  // (`lister_head`, linked through `listers`). Each edge is then checked from its user's side
+  // in O(1), and the whole check is one walk, linear in nodes + edges however many users a node
+  // has (a weight used by every layer) or inputs (a cat of thousands).
+  constexpr std::uint32_t end_of_chain = UINT32_MAX;
+  struct Lister {
+    NodeId node;
+    std::uint32_t next;
   };
-  for_each_listed([&](NodeId id) {
-    for (NodeId u : g[id].users()) {
-      if (!exists(u)) fail(g[id].name() + " lists a user that does not exist");
-      ++first_lister[u + 1];
-    }
-  });
-  for (std::size_t i = 0; i < bound; ++i) first_lister[i + 1] += first_lister[i];
-  std::vector<NodeId> listers(first_lister[bound]);
-  {
-    std::vector<std::uint32_t> fill(first_lister.begin(), first_lister.end() - 1);
-    for_each_listed([&](NodeId id) {
-      for (NodeId u : g[id].users()) listers[fill[u]++] = id;
-    });
-  }
+  std::vector<std::uint32_t> lister_head(bound, end_of_chain);
+  std::vector<Lister> listers;
   std::vector<NodeId> listed_by(bound, no_node);  // listed_by[n] == u: n lists u (stamped per u)
   std::vector<NodeId> input_of(bound, no_node);   // input_of[n] == u: u uses n (stamped per u)
+
+  auto ops = g.live_call_ops();
+  if (ops.size() != bound) fail("the op array does not cover every node id");
+  std::size_t calls = 0;  // live call_function nodes
 
   std::size_t count = 0;
   NodeId prev = no_node;
   bool seen_output = false;
   std::size_t mutating = 0;
+  // The name check probes the name index at a random slot; in a graph past the caches the
+  // probe of the node `lookahead` places further on is asked for first (see Graph::prefetch_name).
+  constexpr int lookahead = 8;
+  const bool prefetch = g.outgrows_cache();
+  NodeId ahead = g.first();
+  for (int i = 0; prefetch && i < lookahead && ahead != no_node && ahead < bound; ++i) ahead = g.next(ahead);
   for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
     if (++count > bound) fail("the node list has a cycle");
+    if (prefetch && ahead != no_node && ahead < bound) {
+      g.prefetch_name(g[ahead].name());
+      ahead = g.next(ahead);
+    }
     const Node& n = g[id];
     if (!n.alive()) fail("erased node " + n.name() + " is still listed");
     if (n.id() != id) fail("node " + n.name() + " has the wrong id");
@@ -63,9 +65,11 @@ inline void verify(const Graph& g) {
       fail("node " + n.name() + ": call_function nodes, and only they, have an op");
 
     // The nodes that list this one as a user, each once.
-    for (std::uint32_t e = first_lister[id]; e < first_lister[id + 1]; ++e) {
-      if (listed_by[listers[e]] == id) fail(g[listers[e]].name() + " lists a user twice");
-      listed_by[listers[e]] = id;
+    std::size_t num_listers = 0;
+    for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next, ++num_listers) {
+      NodeId l = listers[e].node;
+      if (listed_by[l] == id) fail(g[l].name() + " lists a user twice");
+      listed_by[l] = id;
     }
     // Every input is live, defined earlier, and lists this node as a user; and the inputs are
     // as many as the nodes that list it, so that none lists it without being used.
@@ -80,13 +84,23 @@ inline void verify(const Graph& g) {
     };
     for (const Value& v : n.args()) v.for_each_node(visit);
     for (const Kwarg& k : n.kwargs()) k.value.for_each_node(visit);
-    if (inputs != first_lister[id + 1] - first_lister[id])
-      for (std::uint32_t e = first_lister[id]; e < first_lister[id + 1]; ++e)
-        if (input_of[listers[e]] != id) fail(g[listers[e]].name() + " lists " + n.name() + " as a user, which does not use it");
+    if (inputs != num_listers)
+      for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next)
+        if (input_of[listers[e].node] != id)
+          fail(g[listers[e].node].name() + " lists " + n.name() + " as a user, which does not use it");
+    // Its own users: live, later in the list, and chained for their own turn.
+    for (NodeId u : n.users()) {
+      if (!exists(u)) fail(n.name() + " lists a user that does not exist");
+      if (!g.comes_before(id, u)) fail(n.name() + " lists " + g[u].name() + " as a user, which comes before it");
+      listers.push_back({id, lister_head[u]});
+      lister_head[u] = static_cast<std::uint32_t>(listers.size() - 1);
+    }
     // The schema binding is current.
     if (n.kind() == NodeKind::CallFunction && n.signature() != OpRegistry::global().signature(n.op()))
       fail(n.name() + " is not bound to its op's signature" +
            (n.signature() ? std::string() : " (registered after the node was made: call Graph::bind_late())"));
+    if (ops[id] != (n.kind() == NodeKind::CallFunction ? n.op() : no_op)) fail("the op array is stale at " + n.name());
+    calls += n.kind() == NodeKind::CallFunction;
     mutating += is_mutating(n);
     prev = id;
   }
@@ -94,13 +108,13 @@ inline void verify(const Graph& g) {
   if (count != g.size()) fail("live node count is " + std::to_string(g.size()) + ", listed " + std::to_string(count));
   if (mutating != g.num_mutating())
     fail("mutating node count is " + std::to_string(g.num_mutating()) + ", listed " + std::to_string(mutating));
-  auto ops = g.live_call_ops();
-  if (ops.size() != bound) fail("the op array does not cover every node id");
-  for (NodeId id = 0; id < bound; ++id) {
-    const Node& n = g[id];
-    if (ops[id] != (n.alive() && n.kind() == NodeKind::CallFunction ? n.op() : no_op))
-      fail("the op array is stale at " + n.name());
-  }
+  // The op array: right at every live node (above); no_op at every other id, which only needs
+  // counting here, and the culprit found when the count is off.
+  std::size_t ops_set = 0;
+  for (OpId op : ops) ops_set += op != no_op;
+  if (ops_set != calls)
+    for (NodeId id = 0; id < bound; ++id)
+      if (!g[id].alive() && ops[id] != no_op) fail("the op array is stale at " + g[id].name());
 }
 
 }  // namespace ctmatch
