@@ -3,7 +3,7 @@ entries.json and joint.json/postgrad.json (tests/data/inductor/, written by indu
 
     python3 tools/oracle/entry_table.py tests/data/inductor > docs/inductor_entries.md
 
-The `ported` column comes from PORTED below: entry name (without the @id suffix) -> where the
+The `ported` column comes from PORTED and PORTED_JOINT_INDEX below: entry name (or position) (without the @id suffix) -> where the
 port lives (tests/rewrite/test_inductor_joint.cpp checks its counts against the oracle's). An entry not listed there is not ported yet.
 """
 import collections, json, os, sys
@@ -12,6 +12,14 @@ PORTED = {
     "fix_iota_device:_return_true": "yes: `rules::inductor_joint()`",
     "pointless_convert:_return_true": "yes: `rules::inductor_joint()`",
     "bmm_to_mm:_return_true": "yes: `rules::inductor_joint()`",
+}
+
+# Entries of joint_graph.patterns ported by position, where one name covers several forms
+# (fuse_attention.py registers each SDPA pattern's training form, then its inference form,
+# for float32 and then for float16).
+PORTED_JOINT_INDEX = {
+    22: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    78: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
 }
 
 
@@ -26,7 +34,9 @@ NOT_YET = {
 }
 
 
-def status(n, kind):
+def status(n, kind, joint_index=None):
+    if joint_index in PORTED_JOINT_INDEX:
+        return PORTED_JOINT_INDEX[joint_index]
     if n in PORTED:
         return PORTED[n]
     if kind == "LoweringPatternEntry":
@@ -85,7 +95,7 @@ def main(d):
             n = short(x["name"])
             f = "; ".join((fired.get(x["name"]) or fired.get(n) or [])[:4]) or "—"
             print(f"| {i} | `{n.split(':')[0]}` | {x['kind']} | {targets(x['targets'])} | {x['source'] or '—'} | "
-                  f"{x['check']} | {f} | {status(n, x['kind'])} |")
+                  f"{x['check']} | {f} | {status(n, x['kind'], i if title == 'joint_graph.patterns' else None)} |")
         print()
 
 

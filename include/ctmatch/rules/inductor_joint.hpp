@@ -17,9 +17,16 @@
 //                      ->  convert_element_type(x, d2)
 //   bmm_to_mm          bmm(a, b), a and b on cuda with batch 1  ->  unsqueeze(mm(squeeze(a, 0),
 //                      squeeze(b, 0)), 0) (Inductor traces this with replace_by_example)
+//   _sfdp_pattern_5    softmax(q @ k^T / c + mask) @ v as decomposed, float32 and float16
+//                      inference forms, _sfdp_params_check  ->  getitem(
+//                      _scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask), 0)
+//                      on CPU; left unchanged on other devices (Inductor's traced kernel choice
+//                      there is not covered by the oracle)
 //
-// Left out (see the table for why): the SDPA patterns, pad_mm's patterns (which decide by
-// timing kernels), scatter_upon_const_tensor, the randperm index patterns. Inductor's node
+// Not yet (see the table): the other SDPA patterns and the training forms, pad_mm's patterns
+// (left out: they decide by timing kernels), scatter_upon_const_tensor, the randperm index
+// patterns. Inductor's trees also fail a node whose positional arity differs from the tree's
+// (an `expand` written with implicit=False); `_` here accepts that. Inductor's node
 // flag for FlexGEMM bodies (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
 #include "../pattern.hpp"
 #include "../rewrite/pattern_rule.hpp"
@@ -34,6 +41,10 @@ inline constexpr auto iota = op<
 inline constexpr auto convert_element_type = op<"prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor">;
 inline constexpr auto squeeze_dim = op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)">;
 inline constexpr auto unsqueeze = op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)">;
+inline constexpr auto amax = op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
+inline constexpr auto sdpa_flash_cpu = op<
+    "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, "
+    "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)">;
 }  // namespace inductor_ops
 
 namespace inductor_joint_detail {
@@ -95,12 +106,94 @@ inline constexpr auto bmm_to_mm = rewrite<"bmm_to_mm">(
       NodeId mm = make(b, aten::mm(use(s1), use(s2)));
       return make(b, ops::unsqueeze(use(mm), 0));
     });
+
+// ---- SDPA (fuse_attention.py): the inference forms of its serialized ATen trees ----
+// Inductor's pattern trees require exactly one user of every interior node unless the tree says
+// `_users=N` (single_use), ignore the arguments marked Ignored() (`_`), and bind KeywordArgs.
+
+/// keepdim=True of amax and sum, as predicate slots (see bench.hpp: a bool constant this deep
+/// in a pattern is miscompiled by g++ 12).
+inline constexpr auto sfdp_keep_amax = slot<"sfdp_keep_amax", bool>.where([](bool k) { return k; });
+inline constexpr auto sfdp_keep_sum = slot<"sfdp_keep_sum", bool>.where([](bool k) { return k; });
+
+/// softmax over the last dimension as decomposed: div(exp(sub(s, amax(s))), sum(exp(...))), where
+/// the scores s and the exp are each read twice.
+template <class Scores>
+constexpr auto sfdp_softmax(Scores scores) {
+  return aten::div.Tensor(
+      aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
+                                 ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
+          .template named<"sfdp_exp">()
+          .template users<2>(),
+      aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum));
+}
+
+/// q @ k^T as decomposed: view(bmm(view(expand(q)), view(expand(permute(k)))))
+inline constexpr auto sfdp_qk = aten::view(
+    aten::bmm(aten::view(aten::expand("query"_x, _), _), aten::view(aten::expand(aten::permute("key"_x, _), _), _)), _);
+
+/// weights @ v as decomposed: view(bmm(view(expand(w)), view(expand(v))))
+template <class Weights>
+constexpr auto sfdp_times_value(Weights w) {
+  return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), aten::view(aten::expand("value"_x, _), _)), _);
+}
+
+/// Inductor's _sfdp_params_check: query, key and value of one dtype and one device; an
+/// attention mask, where the pattern adds one, a tensor (not a number) of the query's dtype,
+/// bool or float32, on its device, and not 0-d. Metadata missing fails the check.
+template <bool Mask>
+struct sfdp_params_check {
+  template <class M>
+  bool operator()(const M& m, const Graph& g) const {
+    const TensorMeta &q = g[get<"query">(m)].meta, &k = g[get<"key">(m)].meta, &v = g[get<"value">(m)].meta;
+    if (!q.dtype || q.dtype != k.dtype || q.dtype != v.dtype) return false;
+    if (!q.device || q.device != k.device || q.device != v.device) return false;
+    if constexpr (Mask) {
+      const Value& mask = get<"attn_mask">(m);
+      if (!mask.is_node()) return false;
+      const TensorMeta& a = g[mask.node()].meta;
+      if (!a.dtype || !a.shape || a.shape->empty() || a.device != q.device) return false;
+      if (a.dtype != q.dtype && a.dtype != ScalarType::Bool && a.dtype != ScalarType::Float) return false;
+    }
+    return true;
+  }
+};
+
+/// The replacement Inductor traces from _scaled_dot_product_attention on a CPU graph: the
+/// flash kernel for CPU and its first result; the mask cast to the query's dtype first where it
+/// differs (`attn_mask.to(dtype=query.dtype)`). On other devices Inductor's trace picks a kernel
+/// by device capability, which the oracle does not cover: the match is left unchanged there.
+template <class M>
+NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m);
+  if (!g[q].meta.device || g[q].meta.device->type != DeviceType::CPU) return m.root();
+  NodeId mask = get<"attn_mask">(m).node();
+  if (g[mask].meta.dtype != g[q].meta.dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta.dtype));
+  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
+                                                    "attn_mask"_kw = use(mask), "scale"_kw = *scale))
+                      : make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
+                                                    "attn_mask"_kw = use(mask)));
+  return make(b, getitem(use(attn), 0));
+}
+
+// _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
+// default scale); in half precision the scores go through float32.
+inline constexpr auto sfdp_scores_5 = aten::add.Tensor(aten::div.Tensor(sfdp_qk, _), slot<"attn_mask", Value>);
+inline constexpr auto sfdp_5 = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_5))), sfdp_params_check<true>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
+inline constexpr auto sfdp_5_half = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
+                    sfdp_softmax(ops::convert_element_type(sfdp_scores_5, _)), _))),
+                sfdp_params_check<true>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, sfdp_5, sfdp_5_half);
 }
 
 }  // namespace ctmatch::rules
