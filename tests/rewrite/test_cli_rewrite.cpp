@@ -63,6 +63,16 @@ TEST_CASE("--rules inductor_joint: the joint-graph port, with Inductor's count o
   CHECK(got.at("nodes") == 33);
 }
 
+TEST_CASE("--rules inductor_post_grad: the post-grad port, whose checks need the metadata FX text lacks") {
+  auto r = run(quote((data / "inductor" / "postgrad" / "addmm_bias.before.fx.txt").string()) +
+               " --rules inductor_post_grad --stats-json");
+  REQUIRE(r.status == 0);
+  auto got = boost::json::parse(r.out).as_object();
+  CHECK(got.at("rules") == "inductor_post_grad");
+  CHECK(got.at("matches").as_object().empty());  // add(mm, bias) stays: no shapes, no dtypes to check
+  CHECK(got.at("hist_after").at("aten.mm.default") == 1);
+}
+
 TEST_CASE("--explain NODE says why each rule of its op does or does not match") {
   auto r = run("--explain gelu --emit none");
   CHECK(r.status == 0);

@@ -5,68 +5,28 @@
 // changed a graph, the graph after equals Inductor's, independently of the new nodes' names.
 #include <doctest/doctest.h>
 
-#include <boost/json/src.hpp>
-
-#include <filesystem>
-#include <functional>
-#include <map>
-#include <string>
-#include <vector>
-
-#include <ctmatch/graph/value_print.hpp>
-#include <ctmatch/io/read.hpp>
 #include <ctmatch/rewrite.hpp>
 #include <ctmatch/rules/inductor_joint.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
+#include "inductor_oracle.hpp"
+
 using namespace ctmatch;
+using inductor_oracle::canonical;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path oracle = fs::path(CTMATCH_TEST_DATA) / "inductor";
+const fs::path oracle = inductor_oracle::dir;
 
 const boost::json::object& joint_graphs() {
-  static const boost::json::value v = boost::json::parse(io::read_file((oracle / "joint.json").string()));
+  static const boost::json::value v = inductor_oracle::read_json(oracle / "joint.json");
   return v.at("graphs").as_object();
 }
 
-/// Inductor's per-entry counts of a graph, by entry name (the part before ':').
+/// Inductor's per-entry counts of a graph.
 std::map<std::string, std::size_t> inductor_counts(const boost::json::object& rec) {
-  std::map<std::string, std::size_t> out;
-  if (const auto* pe = rec.if_contains("per_entry"))
-    for (const auto& [k, v] : pe->as_object()) {
-      std::string name(k);
-      out[name.substr(0, name.find(':'))] += static_cast<std::size_t>(v.as_int64());
-    }
-  return out;
-}
-
-/// The graph as lines, nodes numbered by position: equal for two graphs that differ only in
-/// node names (placeholders keep theirs: they are the graph's interface).
-std::vector<std::string> canonical(const Graph& g) {
-  std::map<NodeId, std::size_t> index;
-  std::vector<std::string> lines;
-  std::function<void(std::string&, const Value&)> text = [&](std::string& out, const Value& v) {
-    if (v.is_node()) {
-      out.append("%").append(std::to_string(index.at(v.node())));
-    } else if (v.is_list()) {
-      out.append("[");
-      for (const Value& i : *v.items()) text(out, i), out.append(",");
-      out.append("]");
-    } else {
-      out.append(to_string(v));
-    }
-  };
-  for (const Node& n : g.nodes()) {
-    index[n.id()] = index.size();
-    std::string line(kind_name(n.kind()));
-    line.append(" ").append(n.kind() == NodeKind::CallFunction ? op_name(n.op()) : std::string_view(n.target()));
-    if (n.kind() == NodeKind::Placeholder) line.append(" ").append(n.name());
-    for (const Value& a : n.args()) line.append(" "), text(line, a);
-    for (const Kwarg& k : n.kwargs()) line.append(" ").append(k.name).append("="), text(line, k.value);
-    lines.push_back(std::move(line));
-  }
-  return lines;
+  if (const auto* pe = rec.if_contains("per_entry")) return inductor_oracle::counts(pe->as_object());
+  return {};
 }
 
 template <class Set>

@@ -12,6 +12,8 @@ PORTED = {
     "fix_iota_device:_return_true": "yes: `rules::inductor_joint()`",
     "pointless_convert:_return_true": "yes: `rules::inductor_joint()`",
     "bmm_to_mm:_return_true": "yes: `rules::inductor_joint()`",
+    "unfuse_bias_add_to_pointwise:should_prefer_unfused_addmm": "yes: `rules::inductor_post_grad()`",
+    "addmm:is_valid_addmm_fusion": "yes: `rules::inductor_post_grad()`",
 }
 
 # Entries of joint_graph.patterns ported by position, where one name covers several forms

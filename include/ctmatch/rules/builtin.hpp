@@ -1,8 +1,9 @@
 #pragma once
 // The built-in rule sets by name, as ctmatch-opt's --rules and the Python module's `rules=`
 // take them: `bench` (the benchmark rules, Inductor's semantics), `default` (the clean-ups),
-// `inductor_joint` (the port of Inductor's joint-graph pass, inductor_joint.hpp), or rule
-// names, comma-separated (the drivers by name are rewrite/run_pass.hpp).
+// `inductor_joint` (the port of Inductor's joint-graph pass, inductor_joint.hpp),
+// `inductor_post_grad` (of its post-grad passes, inductor_post_grad.hpp), or rule names,
+// comma-separated (the drivers by name are rewrite/run_pass.hpp).
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,18 +12,27 @@
 #include "bench.hpp"
 #include "default.hpp"
 #include "inductor_joint.hpp"
+#include "inductor_post_grad.hpp"
 #include "../rewrite/run_pass.hpp"
 
 namespace ctmatch::rules {
 
-/// The built-in sets in one: the default rules, the bench rules, Inductor's joint-graph port.
-inline auto all_rules() { return concat(concat(rules::default_rules(), rules::bench_rules()), rules::inductor_joint()); }
+/// The built-in sets in one: the default rules, the bench rules, Inductor's joint-graph and
+/// post-grad ports.
+inline auto all_rules() {
+  return concat(concat(concat(rules::default_rules(), rules::bench_rules()), rules::inductor_joint()),
+                rules::inductor_post_grad());
+}
 inline constexpr std::size_t default_rule_count = decltype(rules::default_rules())::size;
 inline constexpr std::size_t bench_rule_count = decltype(rules::bench_rules())::size;
+inline constexpr std::size_t inductor_joint_rule_count = decltype(rules::inductor_joint())::size;
 
-/// The set of all_rules()'s rule `i`: "default", "bench" or "inductor_joint".
+/// The set of all_rules()'s rule `i`: "default", "bench", "inductor_joint" or "inductor_post_grad".
 constexpr std::string_view builtin_set_of(std::size_t i) {
-  return i < default_rule_count ? "default" : i < default_rule_count + bench_rule_count ? "bench" : "inductor_joint";
+  if (i < default_rule_count) return "default";
+  if (i < default_rule_count + bench_rule_count) return "bench";
+  if (i < default_rule_count + bench_rule_count + inductor_joint_rule_count) return "inductor_joint";
+  return "inductor_post_grad";
 }
 
 /// Enables only the rules `spec` names in the combined set; throws std::invalid_argument
@@ -49,7 +59,7 @@ void select_rules(Set& set, std::string_view spec) {
   if (!unknown.empty()) {
     std::string msg = "unknown rule";
     for (const std::string& u : unknown) msg += " '" + u + "'";
-    msg += " (known: bench, default, inductor_joint";
+    msg += " (known: bench, default, inductor_joint, inductor_post_grad";
     for (const std::string& n : set.names()) msg += ", " + n;
     throw std::invalid_argument(msg + ")");
   }
