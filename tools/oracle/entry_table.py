@@ -22,6 +22,8 @@ PORTED = {
 PORTED_JOINT_INDEX = {
     22: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     78: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    63: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    119: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
 }
 
 

@@ -22,6 +22,8 @@
 //                      _scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask), 0)
 //                      on CPU; left unchanged on other devices (Inductor's traced kernel choice
 //                      there is not covered by the oracle)
+//   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
+//                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //
 // Not yet (see the table): the other SDPA patterns and the training forms, pad_mm's patterns
 // (left out: they decide by timing kernels), scatter_upon_const_tensor, the randperm index
@@ -167,7 +169,7 @@ template <class M>
 NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
-  if (!g[q].meta.device || g[q].meta.device->type != DeviceType::CPU) return m.root();
+  if (!g[q].meta.device || g[q].meta.device->type != DeviceType::CPU || !g[q].meta.dtype) return m.root();
   NodeId mask = get<"attn_mask">(m).node();
   if (g[mask].meta.dtype != g[q].meta.dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta.dtype));
   NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
@@ -188,12 +190,32 @@ inline constexpr auto sfdp_5_half = rewrite<"_sfdp_pattern_5[_sfdp_params_check]
                     sfdp_softmax(ops::convert_element_type(sfdp_scores_5, _)), _))),
                 sfdp_params_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
+
+// _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
+// of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
+// check it makes (the factory's result, a function, is always true): no check, as there. The
+// replacement: scale=1.
+inline constexpr auto sfdp_scores_24 = aten::view(
+    aten::add.Tensor(
+        aten::view(aten::bmm(aten::view("query"_x, _), aten::permute(aten::view("key"_x, _), _)), _),
+        slot<"attn_mask", Value>),
+    _);
+inline constexpr auto sfdp_24_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
+  if (!get<"attn_mask">(m).is_node()) return m.root();
+  return sfdp_replace_cpu(m, b, 1.0);
+};
+inline constexpr auto sfdp_24 = rewrite<"_sfdp_pattern_24[_sfdp_extra_check]">(
+    single_use(aten::view(aten::bmm(sfdp_softmax(sfdp_scores_24), aten::view("value"_x, _)), _)), sfdp_24_replace);
+inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check]">(
+    single_use(aten::view(
+        aten::bmm(ops::convert_element_type(sfdp_softmax(sfdp_scores_24), _), aten::view("value"_x, _)), _)),
+    sfdp_24_replace);
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, sfdp_5, sfdp_5_half);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, sfdp_5, sfdp_5_half, sfdp_24, sfdp_24_half);
 }
 
 }  // namespace ctmatch::rules
