@@ -14,6 +14,8 @@ PORTED = {
     "bmm_to_mm:_return_true": "yes: `rules::inductor_joint()`",
     "unfuse_bias_add_to_pointwise:should_prefer_unfused_addmm": "yes: `rules::inductor_post_grad()`",
     "addmm:is_valid_addmm_fusion": "yes: `rules::inductor_post_grad()`",
+    "pointless_cumsum_replacement:_return_true": "yes: `rules::inductor_post_grad()`",
+    "reuse_partial:_return_true": "yes: `rules::inductor_post_grad()`",
 }
 
 # Entries of joint_graph.patterns ported by position, where one name covers several forms

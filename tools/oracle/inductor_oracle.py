@@ -157,6 +157,7 @@ def sfdp_graphs():
 def own_graphs():
     """Small modules for joint_graph.py's and post_grad.py's own patterns."""
     x = torch.randn(8, 16)
+    big = torch.randn(64, 128)
     m = {
         "pointless_convert": (lambda a: a.to(torch.float16).to(torch.float32) + 1, (x,)),
         "pointless_view": (lambda a: a.view(8, 16) * 2, (x,)),
@@ -178,6 +179,15 @@ def own_graphs():
         "randperm_index": (lambda a: a[torch.randperm(8)] + 1, (x,)),
         "clone_to_copy": (lambda a: a.clone(memory_format=torch.contiguous_format) + 1, (x,)),
         "masked_fill_softmax": (lambda a, m: torch.softmax(a.masked_fill(m, float("-inf")), -1), (x, x > 0)),
+        # post_grad.py's reuse_partial (a partial amax/amin and a full one of the same input, at
+        # least 4096 elements to be rewritten) and pointless_cumsum_replacement
+        "partial_amax_max": (lambda a: (a.amax(1, keepdim=True), a.max()), (big,)),
+        "partial_amax_amax": (lambda a: (a.amax(0), a.amax()), (big,)),
+        "partial_amin_min": (lambda a: (a.amin(1, keepdim=True), a.min()), (big,)),
+        "partial_amax_small": (lambda a: (a.amax(1, keepdim=True), a.max()), (x,)),
+        "pointless_cumsum": (lambda a: torch.full((64, 128), 2.0, device=a.device).cumsum(1) * a, (big,)),
+        "pointless_cumsum_int": (lambda a: torch.ones((64, 128), dtype=torch.int32, device=a.device).cumsum(0) + a,
+                                 (big,)),
     }
     for name, (fn, args) in m.items():
         yield name, Fn(fn), args

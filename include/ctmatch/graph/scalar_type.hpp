@@ -51,6 +51,9 @@ constexpr bool is_floating_point(ScalarType t) {
     default: return false;
   }
 }
+constexpr bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
+}
 
 /// Parses a torch dtype name without `torch.` (`float32`), and the aliases torch accepts
 /// (`float`, `half`, `double`, `long`, `int`, `short`, `cfloat`, `cdouble`, `chalf`).

@@ -31,23 +31,11 @@
 // (an `expand` written with implicit=False); `_` here accepts that. Inductor's node
 // flag for FlexGEMM bodies (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
 #include "../pattern.hpp"
+#include "inductor_ops.hpp"
 #include "../rewrite/pattern_rule.hpp"
 #include "../rewrite/rule_set.hpp"
 
 namespace ctmatch::rules {
-
-namespace inductor_ops {
-using pattern::op;
-inline constexpr auto iota = op<
-    "prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor">;
-inline constexpr auto convert_element_type = op<"prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor">;
-inline constexpr auto squeeze_dim = op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)">;
-inline constexpr auto unsqueeze = op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)">;
-inline constexpr auto amax = op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
-inline constexpr auto sdpa_flash_cpu = op<
-    "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, "
-    "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)">;
-}  // namespace inductor_ops
 
 namespace inductor_joint_detail {
 using namespace ctmatch::dsl;

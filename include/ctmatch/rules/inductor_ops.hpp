@@ -1,0 +1,24 @@
+#pragma once
+// The ops Inductor's pattern passes use that aten.hpp does not declare, for the ports
+// (inductor_joint.hpp, inductor_post_grad.hpp).
+#include "../pattern/op.hpp"
+
+namespace ctmatch::rules {
+
+namespace inductor_ops {
+using pattern::op;
+inline constexpr auto iota = op<
+    "prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor">;
+inline constexpr auto convert_element_type = op<"prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor">;
+inline constexpr auto squeeze_dim = op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)">;
+inline constexpr auto unsqueeze = op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)">;
+inline constexpr auto amax = op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
+inline constexpr auto sdpa_flash_cpu = op<
+    "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, "
+    "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)">;
+inline constexpr auto amin = op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
+inline constexpr auto max = op<"aten::max(Tensor self) -> Tensor">;
+inline constexpr auto min = op<"aten::min(Tensor self) -> Tensor">;
+}  // namespace inductor_ops
+
+}  // namespace ctmatch::rules
