@@ -145,7 +145,7 @@ Graph chain(const Graph& g, std::size_t copies) {
     for (const Node& n : g.nodes())
       if (n.kind() == NodeKind::Placeholder && (c == 0 || !is_model_input(n))) {
         map[c][n.id()] = out.placeholder(n.name() + suffix(c));
-        out[map[c][n.id()]].meta = n.meta;
+        out[map[c][n.id()]].set_meta(n.meta());
       }
   std::vector<Value> results;
   for (std::size_t c = 0; c < copies; ++c) {
@@ -177,7 +177,7 @@ Graph chain(const Graph& g, std::size_t copies) {
       for (const Value& v : n.args()) s.args.push_back(remap(v));
       for (const Kwarg& k : n.kwargs()) s.kwargs.push_back(Kwarg{k.name, remap(k.value)});
       m[n.id()] = out.create(std::move(s));
-      out[m[n.id()]].meta = n.meta;
+      out[m[n.id()]].set_meta(n.meta());
     }
   }
   out.output(std::move(results));

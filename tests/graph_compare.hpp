@@ -54,8 +54,8 @@ inline void check_same_graph(const ctmatch::Graph& a, const ctmatch::Graph& b) {
     }
     REQUIRE(m.num_users() == n.num_users());
     for (std::size_t i = 0; i < m.num_users(); ++i) CHECK(a[m.users()[i]].name() == b[n.users()[i]].name());
-    CHECK(m.meta == n.meta);
-    CHECK(m.annotations == n.annotations);
+    CHECK(m.meta() == n.meta());
+    CHECK(m.annotations() == n.annotations());
   }
   CHECK(x == no_node);
   CHECK(y == no_node);

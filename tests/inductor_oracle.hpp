@@ -80,7 +80,7 @@ inline void put_meta(Graph& g, const fs::path& meta_json) {
     NodeId id = g.find(std::string_view(name));
     if (id == no_node) continue;
     const auto& r = rec.as_object();
-    TensorMeta& m = g[id].meta;
+    TensorMeta& m = g[id].edit_meta();
     m.dtype = parse_scalar_type(std::string_view(r.at("dtype").as_string()));
     m.shape = ints(r.at("shape").as_array());
     m.strides = ints(r.at("stride").as_array());

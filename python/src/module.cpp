@@ -44,7 +44,7 @@ PYBIND11_MODULE(_ctmatch, m) {
           [](const Graph& g, const std::string& name) {
             NodeId id = g.find(name);
             if (id == no_node) throw py::key_error(name);
-            const TensorMeta& meta = g[id].meta;
+            const TensorMeta& meta = g[id].meta();
             py::object dtype = meta.dtype ? py::object(py::str(std::string(torch_name(*meta.dtype)))) : py::none();
             py::object shape = py::none();
             if (meta.shape) {
@@ -60,7 +60,7 @@ PYBIND11_MODULE(_ctmatch, m) {
           [](const Graph& g, const std::string& name) {
             NodeId id = g.find(name);
             if (id == no_node) throw py::key_error(name);
-            const TensorMeta& m = g[id].meta;
+            const TensorMeta& m = g[id].meta();
             auto printed = [&](const std::optional<std::vector<Value>>& vs) -> py::object {
               if (!vs) return py::none();
               py::list out;

@@ -115,11 +115,11 @@ TEST_CASE("seed_mlp: arguments, kwargs and metadata as torch.export wrote them")
 
   // tensor_values -> meta
   const Node& x = node(g, "x");
-  CHECK(x.meta.dtype == ScalarType::Float);
-  CHECK(x.meta.shape == std::vector<Value>{Value(64), Value(512)});
-  CHECK(node(g, "p_ws_0").meta.shape == std::vector<Value>{Value(512), Value(512)});
+  CHECK(x.meta().dtype == ScalarType::Float);
+  CHECK(x.meta().shape == std::vector<Value>{Value(64), Value(512)});
+  CHECK(node(g, "p_ws_0").meta().shape == std::vector<Value>{Value(512), Value(512)});
   // what is not modelled is kept
-  const std::string* st = io::export_json::find_annotation(mm.annotations, io::export_json::key_metadata);
+  const std::string* st = io::export_json::find_annotation(mm.annotations(), io::export_json::key_metadata);
   REQUIRE(st != nullptr);
   CHECK(st->find("torch.mm(x, w)") != std::string::npos);
   CHECK(io::export_json::find_annotation(g.annotations, "json:graph_module.signature") != nullptr);
@@ -144,7 +144,7 @@ TEST_CASE("gpt2: getitem nodes recreated after their multi-output node, unused o
     CHECK(op_name(gi.op()) == "operator.getitem");
     CHECK(gi.args()[0].node() == split.id());
     CHECK(gi.args()[1] == Value(i));
-    CHECK(gi.meta.dtype == ScalarType::Float);
+    CHECK(gi.meta().dtype == ScalarType::Float);
   }
   // native_layer_norm: three `as_tensor` outputs, two of them `_unused_`
   const Node& ln = node(g, "native_layer_norm");
@@ -153,7 +153,7 @@ TEST_CASE("gpt2: getitem nodes recreated after their multi-output node, unused o
   CHECK(gi.name() == "getitem");
   CHECK(gi.args()[1] == Value(0));
   CHECK(g.find("native_layer_norm_unused_1") == no_node);
-  const std::string* unused = io::export_json::find_annotation(ln.annotations, io::export_json::key_unused_tensor_values);
+  const std::string* unused = io::export_json::find_annotation(ln.annotations(), io::export_json::key_unused_tensor_values);
   REQUIRE(unused != nullptr);
   CHECK(unused->find("\"native_layer_norm_unused_1\": {\"dtype\": 7") == 0);
   // serde numbering against the FX text of the same graph: `dtype: torch.bool` (12),
@@ -178,7 +178,7 @@ TEST_CASE("gpt2: getitem nodes recreated after their multi-output node, unused o
   CHECK(cat.args()[0].items()->size() == 2);
   CHECK(g[(*cat.args()[0].items())[0].node()].name() == "sub");
   // input_ids are int64 (serde 5)
-  CHECK(node(g, "input_ids").meta.dtype == ScalarType::Long);
+  CHECK(node(g, "input_ids").meta().dtype == ScalarType::Long);
 }
 
 TEST_CASE("serde enum numbering is torch/_export/serde/schema.py's, both ways") {
@@ -222,7 +222,7 @@ TEST_CASE("nodes a rewrite creates are written from their schema, and the signat
   // relu(sum_1) becomes the graph's output: a node with no annotations at all
   NodeId relu = g.call(intern_op("aten.relu.default"), {Value(NodeRef{sum})}, {}, out, "relu_out");
   CHECK(g.replace_all_uses(sum, relu) == 1);
-  g[relu].meta = TensorMeta::of(ScalarType::Float, std::vector<Value>{Value(64), Value(1)});
+  g[relu].edit_meta() = TensorMeta::of(ScalarType::Float, std::vector<Value>{Value(64), Value(1)});
   // a multi-output op with one of its outputs read, and a keyword argument
   NodeId x = g.find("x");
   NodeId ln = g.call(intern_op("aten.native_layer_norm.default"),
@@ -256,10 +256,10 @@ TEST_CASE("nodes a rewrite creates are written from their schema, and the signat
   CHECK(h[r.args()[0].node()].name() == "sum_1");
   // what the new node's metadata lacks is written as torch would have it: dense, on the
   // graph's device
-  CHECK(r.meta.dtype == g[relu].meta.dtype);
-  CHECK(r.meta.shape == g[relu].meta.shape);
-  CHECK(r.meta.strides == std::vector<Value>{Value(1), Value(1)});
-  CHECK(r.meta.device == Device{DeviceType::CPU, -1});
+  CHECK(r.meta().dtype == g[relu].meta().dtype);
+  CHECK(r.meta().shape == g[relu].meta().shape);
+  CHECK(r.meta().strides == std::vector<Value>{Value(1), Value(1)});
+  CHECK(r.meta().device == Device{DeviceType::CPU, -1});
   const Node& m = h[h.find("ln_mean")];
   CHECK(op_name(m.op()) == "operator.getitem");
   CHECK(m.args()[1] == Value(1));

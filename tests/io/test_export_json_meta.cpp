@@ -25,7 +25,7 @@ const std::string args0_strides = R"("strides": [{"as_int": 128}, {"as_int": 16}
 
 TEST_CASE("tensor_values: every field is read into the node's metadata") {
   Graph g = io::read_export_json(read_test_data(bmm_file), "bmm.json");
-  const TensorMeta& m = g[g.find("args_0")].meta;
+  const TensorMeta& m = g[g.find("args_0")].meta();
   CHECK(m.dtype == ScalarType::Float);
   CHECK(m.shape == int_values({1, 8, 16}));
   CHECK(m.strides == int_values({128, 16, 1}));
@@ -44,7 +44,7 @@ TEST_CASE("tensor_values: a transposed, offset, cuda tensor reads and writes bac
                  R"("requires_grad": true, "device": {"type": "cuda", "index": 1})");
   text = replace(text, R"("storage_offset": {"as_int": 0})", R"("storage_offset": {"as_expr": {"expr_str": "s7", "hint": null}})");
   Graph g = io::read_export_json(text, "t.json");
-  const TensorMeta& m = g[g.find("args_0")].meta;
+  const TensorMeta& m = g[g.find("args_0")].meta();
   CHECK(m.strides == int_values({128, 1, 8}));
   CHECK(m.is_contiguous() == false);
   CHECK_FALSE(m.memory_format().has_value());
@@ -57,22 +57,22 @@ TEST_CASE("tensor_values: a transposed, offset, cuda tensor reads and writes bac
 
 TEST_CASE("tensor_values: metadata set in code is written; what a node lacks is defaulted") {
   Graph g = io::read_export_json(read_test_data(bmm_file), "bmm.json");
-  TensorMeta& m = g[g.find("bmm")].meta;
+  TensorMeta& m = g[g.find("bmm")].edit_meta();
   m.strides = int_values({32, 1, 8});
   m.device = Device{DeviceType::CUDA, 0};
   std::string once = io::write_export_json(g);
   Graph h = io::read_export_json(once, "once.json");
-  CHECK(h[h.find("bmm")].meta.strides == int_values({32, 1, 8}));
-  CHECK(h[h.find("bmm")].meta.device == Device{DeviceType::CUDA, 0});
+  CHECK(h[h.find("bmm")].meta().strides == int_values({32, 1, 8}));
+  CHECK(h[h.find("bmm")].meta().device == Device{DeviceType::CUDA, 0});
 
   // A node with only dtype and shape: dense strides, offset 0, strided, on the graph's device
   // (the first node that has one: args_0's cpu).
-  TensorMeta& b = g[g.find("bmm")].meta;
+  TensorMeta& b = g[g.find("bmm")].edit_meta();
   b = TensorMeta{};
   b.dtype = ScalarType::Half;
   b.shape = int_values({2, 3, 4});
   Graph k = io::read_export_json(io::write_export_json(g), "k.json");
-  const TensorMeta& d = k[k.find("bmm")].meta;
+  const TensorMeta& d = k[k.find("bmm")].meta();
   CHECK(d.dtype == ScalarType::Half);
   CHECK(d.strides == int_values({12, 4, 1}));
   CHECK(d.storage_offset == Value(std::int64_t{0}));

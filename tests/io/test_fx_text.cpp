@@ -214,7 +214,7 @@ TEST_CASE("node kinds: placeholder defaults, get_attr, call_method, call_module,
   Graph g = io::read_fx_text(text);
   CHECK_NOTHROW(verify(g));
   CHECK(io::write_fx_text(g) == text);
-  CHECK(node(g, "x").annotations == std::vector<Annotation>{{"fx.type", "torch.Tensor"}});
+  CHECK(node(g, "x").annotations() == std::vector<Annotation>{{"fx.type", "torch.Tensor"}});
   CHECK(g.annotations == std::vector<Annotation>{{"fx.return_type", "Tuple[torch.Tensor, torch.Tensor]"}});
   CHECK(node(g, "alpha").args()[0] == Value(1.5));
   CHECK(node(g, "mode").args()[0] == Value("mean"));

@@ -16,8 +16,8 @@ using lower::GemmProblemError;
 namespace {
 
 NodeId with_meta(Graph& g, NodeId id, ScalarType t, std::vector<Value> shape) {
-  g[id].meta.dtype = t;
-  g[id].meta.shape = std::move(shape);
+  g[id].edit_meta().dtype = t;
+  g[id].edit_meta().shape = std::move(shape);
   return id;
 }
 

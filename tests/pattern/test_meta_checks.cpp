@@ -31,30 +31,30 @@ TEST_CASE("meta checks: device, memory format and dtype of a placeholder's node"
   CHECK_FALSE(match(dense_mm, g, mm));
   CHECK_FALSE(match(half_mm, g, mm));
 
-  g[a].meta = TensorMeta::of(ScalarType::Half, int_values({4, 8}));
-  g[a].meta.device = Device{DeviceType::CUDA, 0};
-  g[a].meta.strides = int_values({8, 1});
-  g[b].meta = TensorMeta::of(ScalarType::Half, int_values({8, 2}));
-  g[b].meta.strides = int_values({1, 8});  // a transposed view
+  g[a].edit_meta() = TensorMeta::of(ScalarType::Half, int_values({4, 8}));
+  g[a].edit_meta().device = Device{DeviceType::CUDA, 0};
+  g[a].edit_meta().strides = int_values({8, 1});
+  g[b].edit_meta() = TensorMeta::of(ScalarType::Half, int_values({8, 2}));
+  g[b].edit_meta().strides = int_values({1, 8});  // a transposed view
   CHECK(match(gpu_mm, g, mm));
   CHECK_FALSE(match(cpu_mm, g, mm));
   CHECK(match(half_mm, g, mm));
   CHECK_FALSE(match(dense_mm, g, mm));
-  g[b].meta.strides = int_values({2, 1});
+  g[b].edit_meta().strides = int_values({2, 1});
   CHECK(match(dense_mm, g, mm));
-  g[a].meta.device = Device{DeviceType::CPU, -1};
+  g[a].edit_meta().device = Device{DeviceType::CPU, -1};
   CHECK_FALSE(match(gpu_mm, g, mm));
   CHECK(match(cpu_mm, g, mm));
 
   // explain names the failing predicate's place
-  g[b].meta.strides = int_values({1, 8});
+  g[b].edit_meta().strides = int_values({1, 8});
   CHECK(explain(dense_mm, g, mm).to_string().find("where() predicate") != std::string::npos);
 
   // Channels-last input of a convolution-shaped tensor
   NodeId x = g.placeholder("x");
   NodeId r = g.call(id_of(aten::relu), {ref(x)});
-  g[x].meta = TensorMeta::of(ScalarType::Float, int_values({2, 3, 4, 5}));
-  g[x].meta.strides = int_values({60, 1, 15, 3});
+  g[x].edit_meta() = TensorMeta::of(ScalarType::Float, int_values({2, 3, 4, 5}));
+  g[x].edit_meta().strides = int_values({60, 1, 15, 3});
   CHECK(match(aten::relu("x"_x.where(in_format<MemoryFormat::ChannelsLast>)), g, r));
   CHECK_FALSE(match(aten::relu("x"_x.where(contiguous)), g, r));
 }

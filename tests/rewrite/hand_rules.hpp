@@ -213,8 +213,8 @@ inline std::string dump(const Graph& g) {
     s += "} users=[";
     for (NodeId u : n.users()) s += g[u].name() + ",";
     s += "]";
-    if (n.meta.dtype) s += " dtype=" + std::string(torch_name(*n.meta.dtype));
-    if (n.meta.shape) s += " rank=" + std::to_string(n.meta.shape->size());
+    if (n.meta().dtype) s += " dtype=" + std::string(torch_name(*n.meta().dtype));
+    if (n.meta().shape) s += " rank=" + std::to_string(n.meta().shape->size());
     s += "\n";
   }
   return s;

@@ -35,7 +35,7 @@ TEST_CASE("view_noop and expand_noop need the shape, and use it") {
   for (bool with_meta : {true, false}) {
     Graph g;
     NodeId x = g.placeholder("x");
-    if (with_meta) g[x].meta.shape = shape({2, 3});
+    if (with_meta) g[x].edit_meta().shape = shape({2, 3});
     NodeId v = g.call(A("aten.view.default"), {NodeRef{x}, ints({2, 3})});
     NodeId e = g.call(A("aten.expand.default"), {NodeRef{v}, ints({-1, 3})});
     NodeId r = g.call(A("aten.relu.default"), {NodeRef{e}});
@@ -81,7 +81,7 @@ TEST_CASE("view chains and permute chains collapse; identity permutes vanish") {
 TEST_CASE("clone and _to_copy removal: not for graph outputs, not when written, only when the dtype is known") {
   Graph g;
   NodeId x = g.placeholder("x");
-  g[x].meta.dtype = ScalarType::Float;
+  g[x].edit_meta().dtype = ScalarType::Float;
   NodeId c1 = g.call(A("aten.clone.default"), {NodeRef{x}});
   NodeId r1 = g.call(A("aten.relu.default"), {NodeRef{c1}});
   NodeId c2 = g.call(A("aten.clone.default"), {NodeRef{x}});  // an output: stays
@@ -111,7 +111,7 @@ TEST_CASE("to_copy_chain only when the first conversion is exact") {
     CAPTURE(torch_name(from));
     Graph g;
     NodeId x = g.placeholder("x");
-    g[x].meta.dtype = from;
+    g[x].edit_meta().dtype = from;
     NodeId a = g.call(A("aten._to_copy.default"), {NodeRef{x}}, {{"dtype", Value(mid)}});
     NodeId b = g.call(A("aten._to_copy.default"), {NodeRef{a}}, {{"dtype", Value(ScalarType::BFloat16)}});
     g.output({NodeRef{b}});
@@ -128,12 +128,12 @@ TEST_CASE("mm + bias -> addmm when the dtypes agree and the bias broadcasts as a
     NodeId a = g.placeholder("a"), b = g.placeholder("b"), bias = g.placeholder("bias");
     std::vector<Value> s;
     for (int i = 0; i < bias_rank; ++i) s.emplace_back(std::int64_t{4});
-    g[bias].meta = TensorMeta::of(bias_dtype, s);
+    g[bias].edit_meta() = TensorMeta::of(bias_dtype, s);
     NodeId mm = g.call(A("aten.mm.default"), {NodeRef{a}, NodeRef{b}});
-    g[mm].meta = TensorMeta::of(ScalarType::Float, shape({4, 4}));
+    g[mm].edit_meta() = TensorMeta::of(ScalarType::Float, shape({4, 4}));
     NodeId add = swapped ? g.call(A("aten.add.Tensor"), {NodeRef{bias}, NodeRef{mm}})
                          : g.call(A("aten.add.Tensor"), {NodeRef{mm}, NodeRef{bias}});
-    g[add].meta = TensorMeta::of(ScalarType::Float, shape({4, 4}));  // carried over to the addmm
+    g[add].edit_meta() = TensorMeta::of(ScalarType::Float, shape({4, 4}));  // carried over to the addmm
     g.output({NodeRef{add}});
   };
   for (bool swapped : {false, true}) {
@@ -143,7 +143,7 @@ TEST_CASE("mm + bias -> addmm when the dtypes agree and the bias broadcasts as a
     build(dtype, 1, ScalarType::Half, swapped);
     CHECK(run(ok) == std::map<std::string, std::size_t>{{"mm_bias_addmm", 1}});
     CHECK(op_name(ok[result(ok)].op()) == "aten.addmm.default");
-    CHECK(ok[result(ok)].meta.dtype == ScalarType::Float);
+    CHECK(ok[result(ok)].meta().dtype == ScalarType::Float);
     // --explain names the part of the check that failed
     auto why = [](Graph& g) {  // both forms (mm first, bias first) are called mm_bias_addmm
       std::string all;

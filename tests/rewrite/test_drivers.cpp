@@ -211,14 +211,14 @@ TEST_CASE("metadata of the root carries over to the new node") {
   NodeId x = g.placeholder("x");
   NodeId v1 = g.call(view_op(), {NodeRef{x}, ints({8})});
   NodeId v2 = g.call(view_op(), {NodeRef{v1}, ints({2, 4})});
-  g[v2].meta.dtype = ScalarType::Half;
-  g[v2].meta.shape = std::vector<Value>{Value(std::int64_t{2}), Value(std::int64_t{4})};
+  g[v2].edit_meta().dtype = ScalarType::Half;
+  g[v2].edit_meta().shape = std::vector<Value>{Value(std::int64_t{2}), Value(std::int64_t{4})};
   g.output({NodeRef{v2}});
   sweep(g, rule_set(ViewView<>{}), checked());
   NodeId nv = g[g.last()].args()[0].items()->at(0).node();
   CHECK(nv != v2);
-  CHECK(g[nv].meta.dtype == ScalarType::Half);
-  CHECK(g[nv].meta.shape->size() == 2);
+  CHECK(g[nv].meta().dtype == ScalarType::Half);
+  CHECK(g[nv].meta().shape->size() == 2);
 }
 
 TEST_CASE("new node names are fresh and FX-like, also when many share a base") {
@@ -453,13 +453,13 @@ TEST_CASE("a rule set's dispatch table follows rules switched on and off") {
 }
 
 TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch what they touch") {
-  // 30,000 views: the nodes take more than 8 MiB, so the pass asks the cache ahead of each
+  // 40,000 views: the nodes take more than 8 MiB, so the pass asks the cache ahead of each
   // rewrite for the nodes it will touch (Graph::prefetch_rewrite_of, prefetch_name). The result
   // must be that of the small chains above: every other view goes, last first.
-  constexpr int length = 30000;
+  constexpr int length = 40000;
   Graph g = view_chain(length);
   REQUIRE(g.outgrows_cache());
-  const NodeId last_view = g.find("view_29999");
+  const NodeId last_view = g.find("view_39999");
   REQUIRE(last_view != no_node);
   PassOptions o;
   o.verify_after_pass = true;

@@ -117,10 +117,10 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
       CAPTURE(batch);
       Graph g;
       NodeId a = g.placeholder("a"), b = g.placeholder("b");
-      g[a].meta = meta(ScalarType::Float, {batch, 4, 8}, dev);
-      g[b].meta = meta(ScalarType::Float, {batch, 8, 2}, dev);
+      g[a].edit_meta() = meta(ScalarType::Float, {batch, 4, 8}, dev);
+      g[b].edit_meta() = meta(ScalarType::Float, {batch, 8, 2}, dev);
       NodeId m = g.call(bmm, {NodeRef{a}, NodeRef{b}});
-      g[m].meta = meta(ScalarType::Float, {batch, 4, 2}, dev);
+      g[m].edit_meta() = meta(ScalarType::Float, {batch, 4, 2}, dev);
       g.output({NodeRef{m}});
       PassStats st = sweep(g, set);
       const RuleStats r = st.by_name().at(2);
@@ -132,7 +132,7 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
         NodeId out = g[g.last()].args()[0].items()->at(0).node();
         CHECK(op_name(g[out].op()) == "aten.unsqueeze.default");
         CHECK(op_name(g[g[out].args()[0].node()].op()) == "aten.mm.default");
-        CHECK(g[out].meta.shape == std::vector<Value>{Value(1), Value(4), Value(2)});  // the root's, carried over
+        CHECK(g[out].meta().shape == std::vector<Value>{Value(1), Value(4), Value(2)});  // the root's, carried over
         CHECK_NOTHROW(verify(g));
       }
     }
@@ -142,7 +142,7 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
   for (bool narrow_first : {true, false}) {
     Graph g;
     NodeId x = g.placeholder("x");
-    g[x].meta = meta(narrow_first ? ScalarType::Float : ScalarType::Half, {4}, DeviceType::CPU);
+    g[x].edit_meta() = meta(narrow_first ? ScalarType::Float : ScalarType::Half, {4}, DeviceType::CPU);
     ScalarType d1 = narrow_first ? ScalarType::Half : ScalarType::Float;
     ScalarType d2 = narrow_first ? ScalarType::Float : ScalarType::Half;
     NodeId c1 = g.call(convert, {NodeRef{x}, Value(d1)});
@@ -156,19 +156,19 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
   // fix_iota_device: a cpu iota indexing a cuda tensor moves to cuda
   Graph g;
   NodeId t = g.placeholder("t");
-  g[t].meta = meta(ScalarType::Float, {8}, DeviceType::CUDA);
+  g[t].edit_meta() = meta(ScalarType::Float, {8}, DeviceType::CUDA);
   NodeId iota = g.call(intern_op("prims.iota.default"), {Value(8)},
                        {{"start", Value(0)}, {"step", Value(1)}, {"dtype", Value(ScalarType::Long)},
                         {"device", Value(Device{DeviceType::CPU, -1})}, {"requires_grad", Value(false)}});
-  g[iota].meta = meta(ScalarType::Long, {8}, DeviceType::CPU);
+  g[iota].edit_meta() = meta(ScalarType::Long, {8}, DeviceType::CPU);
   NodeId idx = g.call(intern_op("aten.index.Tensor"), {NodeRef{t}, Value::list({Value(NodeRef{iota})})});
-  g[idx].meta = meta(ScalarType::Float, {8}, DeviceType::CUDA);
+  g[idx].edit_meta() = meta(ScalarType::Float, {8}, DeviceType::CUDA);
   g.output({NodeRef{idx}});
   const RuleStats r = sweep(g, set).by_name().at(0);
   CHECK(r.matches == 1);
   NodeId moved = g[idx].args()[1].items()->at(0).node();
   CHECK(*g[moved].kwarg("device") == Value(Device{DeviceType::CUDA, 0}));
-  CHECK(g[moved].meta.device == Device{DeviceType::CUDA, 0});
+  CHECK(g[moved].meta().device == Device{DeviceType::CUDA, 0});
   CHECK_NOTHROW(verify(g));
 }
 
@@ -189,15 +189,15 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
   };
   const Case cases[] = {
       {"as exported", [](Graph&) {}, 1, 0},
-      {"a bool mask", [&](Graph& g) { g[input(g, "args_3")].meta.dtype = ScalarType::Bool; }, 1, 0},
-      {"an int64 mask", [&](Graph& g) { g[input(g, "args_3")].meta.dtype = ScalarType::Long; }, 0, 0},
-      {"a 0-d mask", [&](Graph& g) { g[input(g, "args_3")].meta.shape = std::vector<Value>{}; }, 0, 0},
-      {"a key of another dtype", [&](Graph& g) { g[input(g, "args_1")].meta.dtype = ScalarType::Double; }, 0, 0},
+      {"a bool mask", [&](Graph& g) { g[input(g, "args_3")].edit_meta().dtype = ScalarType::Bool; }, 1, 0},
+      {"an int64 mask", [&](Graph& g) { g[input(g, "args_3")].edit_meta().dtype = ScalarType::Long; }, 0, 0},
+      {"a 0-d mask", [&](Graph& g) { g[input(g, "args_3")].edit_meta().shape = std::vector<Value>{}; }, 0, 0},
+      {"a key of another dtype", [&](Graph& g) { g[input(g, "args_1")].edit_meta().dtype = ScalarType::Double; }, 0, 0},
       {"the mask on another device",
-       [&](Graph& g) { g[input(g, "args_3")].meta.device = Device{DeviceType::CUDA, 0}; }, 0, 0},
+       [&](Graph& g) { g[input(g, "args_3")].edit_meta().device = Device{DeviceType::CUDA, 0}; }, 0, 0},
       {"everything on cuda",
        [&](Graph& g) {
-         for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[input(g, a)].meta.device = Device{DeviceType::CUDA, 0};
+         for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[input(g, a)].edit_meta().device = Device{DeviceType::CUDA, 0};
        },
        0, 1},
   };
@@ -214,7 +214,7 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
   }
   // A float32 mask with a float16 query: the mask is cast first, as `attn_mask.to(query.dtype)`.
   Graph g = oracle_graph("_sfdp_pattern_5_half_inference");
-  g[input(g, "args_3")].meta.dtype = ScalarType::Float;
+  g[input(g, "args_3")].edit_meta().dtype = ScalarType::Float;
   REQUIRE(sdpa5(g).matches == 1);
   std::size_t casts = 0;
   for (const Node& n : g.nodes()) casts += n.op() == intern_op("prims.convert_element_type.default");

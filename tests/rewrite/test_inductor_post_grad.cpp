@@ -118,13 +118,13 @@ TEST_CASE("inductor_post_grad: unfuse_bias_add_to_pointwise's conditions (device
       return m;
     };
     NodeId b = g.placeholder("b"), x = g.placeholder("x"), w = g.placeholder("w");
-    g[b].meta = meta({16});
-    g[x].meta = meta({4, 8});
-    g[w].meta = meta({8, 16});
+    g[b].edit_meta() = meta({16});
+    g[x].edit_meta() = meta({4, 8});
+    g[w].edit_meta() = meta({8, 16});
     std::vector<Kwarg> kw;
     if (c.alpha != 1.0) kw.push_back({"alpha", Value(c.alpha)});
     NodeId addmm = g.call(intern_op("aten.addmm.default"), {NodeRef{b}, NodeRef{x}, NodeRef{w}}, kw);
-    g[addmm].meta = meta({4, 16});
+    g[addmm].edit_meta() = meta({4, 16});
     NodeId out = c.pointwise_user ? g.call(intern_op("aten.relu.default"), {NodeRef{addmm}}) : addmm;
     g.output({NodeRef{out}});
     const RuleStats r = sweep(g, rules::inductor_post_grad_pass2()).by_name().at(0);

@@ -37,7 +37,7 @@ Seed seed(bool with_clamp) {
   std::vector<Kwarg> kw{{"dtype", Value(ScalarType::Half)}};
   if (with_clamp) kw.push_back({"clamp", Value(true)});
   s.sc = s.g.call(A("seedlib.scale_cast.default"), {NodeRef{s.mm}}, kw);
-  s.g[s.sc].meta.dtype = ScalarType::Half;
+  s.g[s.sc].edit_meta().dtype = ScalarType::Half;
   s.g.output({NodeRef{s.sc}});
   return s;
 }
@@ -65,7 +65,7 @@ TEST_CASE("declarative: slots and placeholders of the pattern become the new nod
   CHECK(*s.g[r].kwarg("dtype") == Value(ScalarType::Half));
   CHECK(*s.g[r].kwarg("clamp") == Value(false));
   CHECK(*s.g[r].kwarg("scale") == Value(1.0));
-  CHECK(s.g[r].meta.dtype == ScalarType::Half);  // carried over from the root
+  CHECK(s.g[r].meta().dtype == ScalarType::Half);  // carried over from the root
   verify(s.g);
 }
 

@@ -112,7 +112,7 @@ class Graph {
       v.prefetch_box();
     }
     if (!n.kwargs_.empty()) __builtin_prefetch(n.kwargs_.data());
-    __builtin_prefetch(&n.meta, 1);  // the root's goes to its replacement
+    if (const NodeDetails* d = n.details_.get()) __builtin_prefetch(d, 1);  // the root's metadata goes to its replacement
   }
   /// Asks the cache for the name index's slot of `name`, to be written: a pass that numbers its
   /// new nodes knows the next name one node ahead. Forced inline, as every small function that

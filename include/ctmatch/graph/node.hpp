@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "boxed.hpp"
 #include "inline_vector.hpp"
 #include "op.hpp"
 #include "small_vector.hpp"
@@ -42,6 +43,16 @@ struct Annotation {
   friend bool operator==(const Annotation&, const Annotation&) = default;
 };
 
+/// What most nodes lack, kept out of the node array (see Boxed): tensor metadata (on every node
+/// of an exported graph, on none of a graph read from plain FX text), annotations, and the
+/// target of nodes other than call_function.
+struct NodeDetails {
+  TensorMeta meta;
+  std::vector<Annotation> annotations;
+  std::string target;
+};
+inline const NodeDetails no_node_details{};
+
 class Graph;
 
 // Aligned to a cache line, so that the part a pass reads (see the layout below) is exactly
@@ -60,7 +71,7 @@ class alignas(64) Node {
        NodeArgs&& args, std::vector<Kwarg>&& kwargs, const ArgWhere& where)
       : id_(id), op_(op), kind_(kind), signature_(sig), args_(std::move(args)), arg_where_(where),
         kwargs_(std::move(kwargs)), name_(std::move(name)) {
-    if (!target.empty()) target_ = std::move(target);  // call_function nodes have none
+    if (!target.empty()) details_.edit().target = std::move(target);  // call_function nodes have none
   }
 
   NodeId id() const { return id_; }
@@ -70,8 +81,20 @@ class alignas(64) Node {
   const std::string& name() const { return name_; }
   /// The target as written, for nodes that are not call_function (placeholder's target, the
   /// attribute of get_attr, the method of call_method).
-  const std::string& target() const { return target_; }
+  const std::string& target() const { return details().target; }
   bool alive() const { return alive_; }
+
+  /// Tensor metadata: empty where none was read or set.
+  const TensorMeta& meta() const { return details().meta; }
+  /// Metadata for writing (its box is made on first use).
+  TensorMeta& edit_meta() { return details_.edit().meta; }
+  /// Sets the metadata; an empty one on a node without any makes no box.
+  void set_meta(TensorMeta m) {
+    if (details_.get() || !m.empty()) details_.edit().meta = std::move(m);
+  }
+  /// What a reader keeps for its writer (see Annotation).
+  const std::vector<Annotation>& annotations() const { return details().annotations; }
+  std::vector<Annotation>& edit_annotations() { return details_.edit().annotations; }
 
   std::span<const Value> args() const { return args_; }
   std::span<const Kwarg> kwargs() const { return kwargs_; }
@@ -124,10 +147,12 @@ class alignas(64) Node {
   // Inline capacity: most nodes have at most four users and ops at most eight parameters.
   using Users = SmallVector<NodeId, 4>;
 
+  const NodeDetails& details() const { return details_.get() ? *details_.get() : no_node_details; }
+
   // Laid out by use: what a pass reads at every node (kind, op, links, signature, then the
   // arguments, up to four of them inside the node) comes first; the binding index, users and
-  // kwargs next, ending within the first 192 bytes (three cache lines); names, metadata and
-  // annotations, which matching never reads, last.
+  // kwargs next, ending within the first 192 bytes (three cache lines); the name and the box
+  // of details, which matching reads rarely, last: 256 bytes in all.
   NodeId id_ = no_node;
   OpId op_ = no_op;
   NodeKind kind_ = NodeKind::CallFunction;
@@ -140,12 +165,9 @@ class alignas(64) Node {
   Users users_;
   std::vector<Kwarg> kwargs_;
   std::string name_;
-  std::string target_;
-
- public:
-  TensorMeta meta;
-  std::vector<Annotation> annotations;
+  Boxed<NodeDetails> details_;
 };
+static_assert(sizeof(Node) <= 256, "a node takes at most four cache lines: see the layout above");
 
 /// Whether the node writes one of its arguments: its schema has `Tensor(a!)`, or it carries a
 /// non-None `out=` kwarg, or it is an in-place method such as `add_`.

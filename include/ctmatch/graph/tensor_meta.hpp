@@ -59,6 +59,9 @@ struct TensorMeta {
   std::optional<bool> requires_grad;
   friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
 
+  /// Whether nothing is known.
+  bool empty() const { return *this == TensorMeta{}; }
+
   /// A dtype and a shape, the rest unknown (a graph built in code, a rewrite's new node).
   static TensorMeta of(ScalarType dtype, std::vector<Value> shape) {
     TensorMeta m;

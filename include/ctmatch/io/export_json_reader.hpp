@@ -105,7 +105,7 @@ class Reader : DocumentReader {
     for (const InputRec& in : inputs_) {
       if (g.find(in.name) != no_node) fail(in.at, "duplicate node name '" + in.name + "'");
       NodeId id = create(g, NodeSpec{NodeKind::Placeholder, no_op, in.name, in.name, {}, {}}, in.at);
-      if (in.tag != "as_tensor") g[id].annotations.push_back(Annotation{std::string(key_input_tag), std::string(in.tag)});
+      if (in.tag != "as_tensor") g[id].edit_annotations().push_back(Annotation{std::string(key_input_tag), std::string(in.tag)});
       bind(in.name, id);
     }
     const OpId getitem = intern_op("operator.getitem");
@@ -157,10 +157,10 @@ class Reader : DocumentReader {
       }
       NodeId id = create(g, std::move(spec), n.at);
       Node& node = g[id];
-      node.annotations = std::move(n.annotations);
-      if (!overrides.empty()) node.annotations.push_back(Annotation{std::string(key_input_tags), std::move(overrides)});
+      node.edit_annotations() = std::move(n.annotations);
+      if (!overrides.empty()) node.edit_annotations().push_back(Annotation{std::string(key_input_tags), std::move(overrides)});
       if (!node.signature() && !positional_names.empty())
-        node.annotations.push_back(Annotation{std::string(key_arg_names), std::move(positional_names)});
+        node.edit_annotations().push_back(Annotation{std::string(key_arg_names), std::move(positional_names)});
       const std::string node_name = node.name();  // `node` may move as the graph grows
       bind(node_name, id);
       // An op of several returns has that many output slots: a getitem of each (the FX reader
@@ -195,16 +195,16 @@ class Reader : DocumentReader {
     }
     if (g.find("output") != no_node) fail(base_, "a node is named 'output', the name of the graph's output node");
     NodeId out = create(g, NodeSpec{NodeKind::Output, no_op, "output", "output", {Value::tuple(std::move(results))}, {}}, base_);
-    if (!overrides.empty()) g[out].annotations.push_back(Annotation{std::string(key_input_tags), std::move(overrides)});
+    if (!overrides.empty()) g[out].edit_annotations().push_back(Annotation{std::string(key_input_tags), std::move(overrides)});
     // Tensor metadata.
     std::string orphans;
     for (TensorValueRec& t : tensor_values_) {
       NodeId id = g.find(t.name);
       if (id != no_node && g[id].kind() != NodeKind::Output) {
         Node& node = g[id];
-        if (node.meta.dtype) fail(t.at, "duplicate tensor value '" + t.name + "'");
-        node.meta = std::move(t.meta);
-        if (!t.extras.empty()) node.annotations.push_back(Annotation{std::string(key_tensor_meta), std::move(t.extras)});
+        if (node.meta().dtype) fail(t.at, "duplicate tensor value '" + t.name + "'");
+        node.edit_meta() = std::move(t.meta);
+        if (!t.extras.empty()) node.edit_annotations().push_back(Annotation{std::string(key_tensor_meta), std::move(t.extras)});
         continue;
       }
       std::string member;
@@ -212,7 +212,7 @@ class Reader : DocumentReader {
       member += ": ";
       append_tensor_value(member, t);
       auto parent = unused_parent_.find(t.name);
-      std::vector<Annotation>& to = parent != unused_parent_.end() ? g[parent->second].annotations : orphan_target_;
+      std::vector<Annotation>& to = parent != unused_parent_.end() ? g[parent->second].edit_annotations() : orphan_target_;
       std::string_view key = parent != unused_parent_.end() ? key_unused_tensor_values : key_orphan_tensor_values;
       auto it = std::find_if(to.begin(), to.end(), [&](const Annotation& a) { return a.key == key; });
       if (it == to.end()) {

@@ -64,7 +64,7 @@ class Writer {
       if (n.kind() != NodeKind::Placeholder) continue;
       if (!first) out_ += ", ";
       first = false;
-      const std::string* tag = find_annotation(n.annotations, key_input_tag);
+      const std::string* tag = find_annotation(n.annotations(), key_input_tag);
       if (tag) {
         out_ += "{\"" + *tag + "\": {\"as_name\": ";
         append_json_string(out_, n.name());
@@ -117,14 +117,14 @@ class Writer {
     for (const Node& n : g_.nodes()) {
       if (n.kind() == NodeKind::Output) continue;
       if (unused && !(folded_getitem(n) && n.args()[0].node() == unused_of)) flush_unused();
-      if (n.meta.dtype && n.meta.shape) {
+      if (n.meta().dtype && n.meta().shape) {
         if (!first) out_ += ", ";
         first = false;
         append_json_string(out_, n.name());
         out_ += ": ";
         write_tensor_meta(n);
       }
-      if (const std::string* u = find_annotation(n.annotations, key_unused_tensor_values)) {
+      if (const std::string* u = find_annotation(n.annotations(), key_unused_tensor_values)) {
         unused = u;
         unused_of = n.id();
       }
@@ -196,7 +196,7 @@ class Writer {
         run = multi_output(n) ? n.id() : no_node;
         run_index = -1;
       }
-      if (find_annotation(n.annotations, "fx.type")) throw refusal("the format has no field for its type annotation");
+      if (find_annotation(n.annotations(), "fx.type")) throw refusal("the format has no field for its type annotation");
       if (n.kind() == NodeKind::CallFunction && !fx::is_dotted_name(target(n)))
         throw refusal("its target " + quoted_name(target(n)) + " is not a dotted name");
     }
@@ -421,7 +421,7 @@ class Writer {
   // ---------------------------------------------------------------- outputs and getitems
   OutputsShape outputs_shape(const Node& n) const {
     OutputsShape s;
-    if (const std::string* text = find_annotation(n.annotations, key_outputs)) {
+    if (const std::string* text = find_annotation(n.annotations(), key_outputs)) {
       simdjson::dom::parser parser;
       simdjson::dom::array slots;
       if (parser.parse(*text).get_array().get(slots)) return s;
@@ -597,9 +597,9 @@ class Writer {
   void write_node(const Node& n) {
     const OpSignature* sig = n.signature();
     const schema::FunctionSchema* fs = schema::find_schema(n.op());
-    const std::string* tags = find_annotation(n.annotations, key_input_tags);
+    const std::string* tags = find_annotation(n.annotations(), key_input_tags);
     std::vector<std::string_view> arg_names;
-    if (const std::string* names = find_annotation(n.annotations, key_arg_names)) {
+    if (const std::string* names = find_annotation(n.annotations(), key_arg_names)) {
       std::string_view s = *names;
       while (!s.empty()) {
         std::string_view item = s.substr(0, s.find(','));
@@ -623,14 +623,14 @@ class Writer {
     out_ += "], \"outputs\": ";
     write_outputs(n);
     out_ += ", \"metadata\": ";
-    const std::string* meta = find_annotation(n.annotations, key_metadata);
+    const std::string* meta = find_annotation(n.annotations(), key_metadata);
     out_ += meta ? *meta : "{}";
     out_ += ", \"is_hop_single_tensor_return\": ";
-    const std::string* hop = find_annotation(n.annotations, key_hop);
+    const std::string* hop = find_annotation(n.annotations(), key_hop);
     out_ += hop ? *hop : "null";
     out_ += ", \"name\": ";
     append_json_string(out_, n.name());
-    for (const Annotation& a : n.annotations) {
+    for (const Annotation& a : n.annotations()) {
       if (a.key.compare(0, key_field_prefix.size(), key_field_prefix) != 0) continue;
       out_ += ", ";
       append_json_string(out_, std::string_view(a.key).substr(key_field_prefix.size()));
@@ -641,7 +641,7 @@ class Writer {
   }
 
   void write_graph_outputs(const Node& output) {
-    const std::string* tags = find_annotation(output.annotations, key_input_tags);
+    const std::string* tags = find_annotation(output.annotations(), key_input_tags);
     std::size_t i = 0;
     for (const Value* v : graph_outputs()) {
       if (i) out_ += ", ";
@@ -802,7 +802,7 @@ class Writer {
   void write_tensor_meta(const Node& n) {
     // torch's TensorMeta has every field: what the node's metadata lacks (a node a rewrite
     // made, a graph built in code) is written as a dense, strided tensor on the graph's device.
-    TensorMeta m = n.meta;
+    TensorMeta m = n.meta();
     if (!m.requires_grad) m.requires_grad = false;
     if (!m.device) m.device = graph_device();
     if (!m.strides) {
@@ -814,7 +814,7 @@ class Writer {
     }
     if (!m.storage_offset) m.storage_offset = Value(std::int64_t{0});
     if (!m.layout) m.layout = Layout::Strided;
-    const std::string* extras = find_annotation(n.annotations, key_tensor_meta);
+    const std::string* extras = find_annotation(n.annotations(), key_tensor_meta);
     std::string why = append_tensor_meta(out_, m, extras ? std::string_view(*extras) : std::string_view{});
     if (!why.empty())
       throw WriteError(n.id(), "cannot write the metadata of '" + n.name() + "' as torch.export JSON: " + why);
@@ -824,8 +824,8 @@ class Writer {
     if (device_) return *device_;
     device_ = Device{};
     for (const Node& n : g_.nodes())
-      if (n.meta.device) {
-        device_ = *n.meta.device;
+      if (n.meta().device) {
+        device_ = *n.meta().device;
         break;
       }
     return *device_;

@@ -356,7 +356,7 @@ class Reader {
     }
     create(std::move(spec), node_start, name_at);
     NodeId id = static_cast<NodeId>(g_.id_bound() - 1);
-    if (!type.empty()) g_[id].annotations.push_back({"fx.type", std::string(type)});
+    if (!type.empty()) g_[id].edit_annotations().push_back({"fx.type", std::string(type)});
     expected_users_.push_back({id, users, users_at, line_, line_begin_});
   }
 

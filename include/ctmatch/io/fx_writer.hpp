@@ -67,7 +67,7 @@ inline void append_node(std::string& out, const Graph& g, const Node& n, std::st
   out += '%';
   out += n.name();
   out += " : ";
-  if (std::string_view t = annotation(n.annotations, "fx.type"); !t.empty()) {
+  if (std::string_view t = annotation(n.annotations(), "fx.type"); !t.empty()) {
     out += t;
     out += ' ';
   }

@@ -29,11 +29,11 @@ inline tune::TensorDesc tensor_arg(const Graph& g, const Node& n, std::string_vi
   };
   if (!v.is_node()) throw fail("is not a tensor");
   const Node& t = g[v.node()];
-  if (!t.meta.dtype || !t.meta.shape) throw fail("('" + t.name() + "') has no dtype and shape metadata");
-  const auto dt = tune_dtype(*t.meta.dtype);
-  if (!dt) throw fail("has dtype " + std::string(torch_name(*t.meta.dtype)) + ", which the tuner does not know");
+  if (!t.meta().dtype || !t.meta().shape) throw fail("('" + t.name() + "') has no dtype and shape metadata");
+  const auto dt = tune_dtype(*t.meta().dtype);
+  if (!dt) throw fail("has dtype " + std::string(torch_name(*t.meta().dtype)) + ", which the tuner does not know");
   std::vector<std::int64_t> sizes;
-  for (const Value& d : *t.meta.shape) {
+  for (const Value& d : *t.meta().shape) {
     const auto* i = d.get_if<std::int64_t>();
     if (!i) throw fail("('" + t.name() + "') has a symbolic size: a GEMM problem needs concrete sizes");
     sizes.push_back(*i);

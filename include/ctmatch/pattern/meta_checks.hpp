@@ -21,19 +21,19 @@ namespace ctmatch::pattern {
 
 namespace meta_check {
 struct OnGpu {
-  bool operator()(const Node& n) const { return n.meta.on_gpu(); }
+  bool operator()(const Node& n) const { return n.meta().on_gpu(); }
 };
 template <DeviceType D>
 struct OnDevice {
-  bool operator()(const Node& n) const { return n.meta.device && n.meta.device->type == D; }
+  bool operator()(const Node& n) const { return n.meta().device && n.meta().device->type == D; }
 };
 template <MemoryFormat F>
 struct InFormat {
-  bool operator()(const Node& n) const { return n.meta.is_contiguous(F).value_or(false); }
+  bool operator()(const Node& n) const { return n.meta().is_contiguous(F).value_or(false); }
 };
 template <ScalarType T>
 struct HasDtype {
-  bool operator()(const Node& n) const { return n.meta.dtype == T; }
+  bool operator()(const Node& n) const { return n.meta().dtype == T; }
 };
 template <OpTag T>
 struct Tagged {

@@ -121,13 +121,14 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
       out.push_back(to_value(PyTuple_GET_ITEM(tuple.ptr(), i), t, no_node, symints));
     return out;
   };
-  n.meta.dtype = dt->second;
-  n.meta.shape = ints(dims);
+  TensorMeta& m = n.edit_meta();
+  m.dtype = dt->second;
+  m.shape = ints(dims);
   if (py::object s = get(src, t.stride, true);
       s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
-    n.meta.strides = ints(s);
+    m.strides = ints(s);
   if (py::object r = get(src, t.requires_grad, false); r && PyBool_Check(r.ptr()))
-    n.meta.requires_grad = r.ptr() == Py_True;
+    m.requires_grad = r.ptr() == Py_True;
   if (!val) return;
   // A value ctmatch does not know (a device type it has no name for) leaves the field unset:
   // metadata never refuses a graph.
@@ -141,10 +142,10 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   };
   Value d = known(t.fake_device, false);
   if (!d.get_if<Device>()) d = known(t.device, false);
-  if (d.get_if<Device>()) n.meta.device = *d.get_if<Device>();
+  if (d.get_if<Device>()) m.device = *d.get_if<Device>();
   if (tm) return;
-  if (Value o = known(t.storage_offset, true); o.get_if<std::int64_t>() || o.get_if<SymInt>()) n.meta.storage_offset = o;
-  if (Value l = known(t.layout, false); l.get_if<Layout>()) n.meta.layout = *l.get_if<Layout>();
+  if (Value o = known(t.storage_offset, true); o.get_if<std::int64_t>() || o.get_if<SymInt>()) m.storage_offset = o;
+  if (Value l = known(t.layout, false); l.get_if<Layout>()) m.layout = *l.get_if<Layout>();
 }
 
 }  // namespace detail

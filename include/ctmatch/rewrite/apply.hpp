@@ -250,9 +250,9 @@ template <Rule R>
   // erased by now (nothing reads an erased node's metadata): then it is moved, not copied.
   for (std::size_t k = 0; k < N; ++k) {
     NodeId repl = repls[k], r = roots[k];
-    if (repl >= ids_before && !g[repl].meta.dtype && !g[repl].meta.shape) {
-      if (g[r].alive()) g[repl].meta = g[r].meta;
-      else g[repl].meta = std::move(g[r].meta);
+    if (repl >= ids_before && !g[repl].meta().dtype && !g[repl].meta().shape && !g[r].meta().empty()) {
+      if (g[r].alive()) g[repl].set_meta(g[r].meta());
+      else g[repl].set_meta(std::move(g[r].edit_meta()));
     }
   }
   if (cx.regions.any())

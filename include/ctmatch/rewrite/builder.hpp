@@ -207,7 +207,7 @@ class RewriteBuilder {
     return id;
   }
   /// Metadata of a node this builder created (e.g. a dtype the replacement knows better).
-  TensorMeta& meta(NodeId created) { return g_[created].meta; }
+  TensorMeta& meta(NodeId created) { return g_[created].edit_meta(); }
 
   std::span<const NodeId> created() const { return created_; }
 

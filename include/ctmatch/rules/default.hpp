@@ -53,7 +53,7 @@ using namespace ctmatch::dsl;
 
 /// The concrete shape of node `n` from its metadata, or nullopt (absent, or symbolic).
 inline std::optional<std::vector<std::int64_t>> known_shape(const Graph& g, NodeId n) {
-  const auto& s = g[n].meta.shape;
+  const auto& s = g[n].meta().shape;
   if (!s) return std::nullopt;
   std::vector<std::int64_t> out;
   for (const Value& v : *s) {
@@ -149,7 +149,7 @@ inline constexpr auto to_copy_noop = rewrite<"to_copy_noop">(
     extra_check(aten::_to_copy("x"_x, "dtype"_kw = slot<"d", DType>).exact_kwargs().named<"copy">(),
                 [](const auto& m, const Graph& g) {
                   NodeId x = get<"x">(m);
-                  return g[x].meta.dtype == get<"d">(m) && copy_removable(g, get<"copy">(m), x);
+                  return g[x].meta().dtype == get<"d">(m) && copy_removable(g, get<"copy">(m), x);
                 }),
     "x"_x);
 
@@ -158,7 +158,7 @@ inline constexpr auto to_copy_chain = rewrite<"to_copy_chain">(
                                "dtype"_kw = slot<"d2", DType>)
                     .exact_kwargs(),
                 [](const auto& m, const Graph& g) {
-                  auto from = g[get<"x">(m)].meta.dtype;
+                  auto from = g[get<"x">(m)].meta().dtype;
                   return from && converts_exactly(*from, get<"d1">(m));
                 }),
     aten::_to_copy("x"_x, "dtype"_kw = slot<"d2", DType>));
@@ -169,14 +169,14 @@ inline constexpr auto to_copy_chain = rewrite<"to_copy_chain">(
 struct bias_has_mm_dtype {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    const TensorMeta &mt = g[get<"mm">(m)].meta, &bt = g[get<"bias">(m)].meta;
+    const TensorMeta &mt = g[get<"mm">(m)].meta(), &bt = g[get<"bias">(m)].meta();
     return mt.dtype && bt.dtype && *mt.dtype == *bt.dtype;
   }
 };
 struct bias_at_most_2d {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    const TensorMeta& bt = g[get<"bias">(m)].meta;
+    const TensorMeta& bt = g[get<"bias">(m)].meta();
     return bt.shape && bt.shape->size() <= 2;
   }
 };

@@ -57,17 +57,17 @@ inline constexpr auto fix_iota_device = rewrite<"fix_iota_device">(
       for (NodeId u : g[node].users()) {
         const Node& user = g[u];
         if (user.kind() != NodeKind::CallFunction || (user.op() != index && user.op() != index_put) ||
-            !user.meta.device)
+            !user.meta().device)
           return node;  // bail out
-        if (user_device && *user_device != *user.meta.device) return node;  // two devices
-        user_device = user.meta.device;
+        if (user_device && *user_device != *user.meta().device) return node;  // two devices
+        user_device = user.meta().device;
       }
-      if (!user_device || !g[node].meta.dtype) return node;
+      if (!user_device || !g[node].meta().dtype) return node;
       if (get<"device">(m).type == user_device->type) return node;
       NodeId repl = make(b, ops::iota(get<"length">(m), "start"_kw = get<"start">(m), "step"_kw = get<"step">(m),
                                       "dtype"_kw = get<"dtype">(m), "device"_kw = *user_device,
                                       "requires_grad"_kw = get<"requires_grad">(m)));
-      b.meta(repl) = g[node].meta;
+      b.meta(repl) = g[node].meta();
       b.meta(repl).device = *user_device;
       return repl;
     });
@@ -76,7 +76,7 @@ inline constexpr auto pointless_convert = rewrite<"pointless_convert">(
     ops::convert_element_type(ops::convert_element_type("arg"_x, slot<"dtype1", DType>).users<1>(),
                               slot<"dtype2", DType>),
     [](const auto& m, RewriteBuilder& b) -> NodeId {
-      const std::optional<ScalarType>& arg = b.graph()[get<"arg">(m)].meta.dtype;
+      const std::optional<ScalarType>& arg = b.graph()[get<"arg">(m)].meta().dtype;
       ScalarType d1 = get<"dtype1">(m), d2 = get<"dtype2">(m);
       if (!arg || !amp_float(*arg) || !amp_float(d1) || !amp_float(d2)) return m.root();
       if (itemsize(d1) < itemsize(d2)) return m.root();  // a narrower intermediate is kept
@@ -86,7 +86,7 @@ inline constexpr auto pointless_convert = rewrite<"pointless_convert">(
 inline constexpr auto bmm_to_mm = rewrite<"bmm_to_mm">(
     aten::bmm("mat1"_x, "mat2"_x), [](const auto& m, RewriteBuilder& b) -> NodeId {
       const Graph& g = b.graph();
-      const TensorMeta &a = g[get<"mat1">(m)].meta, &c = g[get<"mat2">(m)].meta;
+      const TensorMeta &a = g[get<"mat1">(m)].meta(), &c = g[get<"mat2">(m)].meta();
       auto batch_one = [](const TensorMeta& t) { return t.shape && !t.shape->empty() && (*t.shape)[0] == Value(1); };
       // Inductor's check_device(a, b, "cuda"): both on one device type, and that type cuda.
       bool cuda = a.device && c.device && a.device->type == c.device->type && c.device->type == DeviceType::CUDA;
@@ -135,13 +135,13 @@ template <bool Mask>
 struct sfdp_params_check {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    const TensorMeta &q = g[get<"query">(m)].meta, &k = g[get<"key">(m)].meta, &v = g[get<"value">(m)].meta;
+    const TensorMeta &q = g[get<"query">(m)].meta(), &k = g[get<"key">(m)].meta(), &v = g[get<"value">(m)].meta();
     if (!q.dtype || q.dtype != k.dtype || q.dtype != v.dtype) return false;
     if (!q.device || q.device != k.device || q.device != v.device) return false;
     if constexpr (Mask) {
       const Value& mask = get<"attn_mask">(m);
       if (!mask.is_node()) return false;
-      const TensorMeta& a = g[mask.node()].meta;
+      const TensorMeta& a = g[mask.node()].meta();
       if (!a.dtype || !a.shape || a.shape->empty() || a.device != q.device) return false;
       if (a.dtype != q.dtype && a.dtype != ScalarType::Bool && a.dtype != ScalarType::Float) return false;
     }
@@ -157,9 +157,9 @@ template <class M>
 NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
-  if (!g[q].meta.device || g[q].meta.device->type != DeviceType::CPU || !g[q].meta.dtype) return m.root();
+  if (!g[q].meta().device || g[q].meta().device->type != DeviceType::CPU || !g[q].meta().dtype) return m.root();
   NodeId mask = get<"attn_mask">(m).node();
-  if (g[mask].meta.dtype != g[q].meta.dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta.dtype));
+  if (g[mask].meta().dtype != g[q].meta().dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta().dtype));
   NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
                                                     "attn_mask"_kw = use(mask), "scale"_kw = *scale))
                       : make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),

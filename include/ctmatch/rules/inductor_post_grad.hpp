@@ -70,7 +70,7 @@ inline bool is_pointwise_use(const Graph& g, NodeId use) {
 
 /// Inductor's should_prefer_unfused_addmm: `inp` on a GPU, and every use of `out` pointwise.
 inline bool prefer_unfused_addmm(const Graph& g, NodeId inp, NodeId out) {
-  if (!g[inp].meta.on_gpu()) return false;
+  if (!g[inp].meta().on_gpu()) return false;
   for (NodeId u : g[out].users())
     if (!is_pointwise_use(g, u)) return false;
   return true;
@@ -89,12 +89,12 @@ inline constexpr auto unfuse_bias_add_to_pointwise = rewrite<"unfuse_bias_add_to
                 [](const auto& m, const Graph& g) { return prefer_unfused_addmm(g, get<"inp">(m), m.root()); }),
     [](const auto& m, RewriteBuilder& b) -> NodeId {
       const Graph& g = b.graph();
-      const std::optional<ScalarType>& dtype = g[get<"inp">(m)].meta.dtype;
+      const std::optional<ScalarType>& dtype = g[get<"inp">(m)].meta().dtype;
       // An extra float16/bfloat16 rounding at the product compounds through deep models.
       if (dtype == ScalarType::Half || dtype == ScalarType::BFloat16) return m.root();
       static const OpId mul_tensor = intern_op("aten.mul.Tensor");
       NodeId product = make(b, aten::mm(use(get<"mat1">(m)), use(get<"mat2">(m))));
-      b.meta(product) = g[m.root()].meta;
+      b.meta(product) = g[m.root()].meta();
       if (const Value& alpha = get<"alpha">(m); !is_one(alpha)) product = b.call(mul_tensor, {Value(NodeRef{product}), alpha});
       NodeId inp = get<"inp">(m);
       if (const Value& beta = get<"beta">(m); !is_one(beta)) inp = b.call(mul_tensor, {Value(NodeRef{inp}), beta});
@@ -103,7 +103,7 @@ inline constexpr auto unfuse_bias_add_to_pointwise = rewrite<"unfuse_bias_add_to
 
 /// Inductor's is_valid_addmm_fusion, for add(...) = `out` of mm(mat1, mat2) and `inp`.
 inline bool valid_addmm_fusion(const Graph& g, NodeId inp, NodeId mat1, NodeId mat2, NodeId out) {
-  const TensorMeta &i = g[inp].meta, &a = g[mat1].meta, &c = g[mat2].meta;
+  const TensorMeta &i = g[inp].meta(), &a = g[mat1].meta(), &c = g[mat2].meta();
   if (!i.dtype || !i.shape || !a.shape || !c.shape || a.shape->empty() || c.shape->size() < 2) return false;
   // is_expandable_to(inp's shape, (mat1.shape[0], mat2.shape[1]))
   const std::vector<Value> product{a.shape->front(), (*c.shape)[1]};
@@ -120,7 +120,7 @@ inline constexpr auto addmm_check = [](const auto& m, const Graph& g) {
 };
 inline constexpr auto addmm_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
   NodeId r = make(b, aten::addmm(use(get<"inp">(m)), use(get<"mat1">(m)), use(get<"mat2">(m))));
-  b.meta(r) = b.graph()[m.root()].meta;
+  b.meta(r) = b.graph()[m.root()].meta();
   return r;
 };
 // Registered by two decorators on one function: the lower one, add(inp, mm), comes first.
@@ -199,7 +199,7 @@ inline constexpr auto pointless_cumsum_replacement = rewrite<"pointless_cumsum_r
 // both full reductions at once, taking the first user of the input that is either; here they
 // are two rules, the same-op one first.
 inline bool at_least_4096(const Graph& g, NodeId input) {
-  const std::optional<std::vector<Value>>& shape = g[input].meta.shape;
+  const std::optional<std::vector<Value>>& shape = g[input].meta().shape;
   if (!shape) return false;
   std::int64_t numel = 1;
   for (const Value& d : *shape) {
@@ -216,9 +216,9 @@ inline constexpr auto reuse_partial_replace = [](const auto& m, RewriteBuilder& 
   if (!at_least_4096(g, input)) return {partial, full};
   const OpId partial_op = g[partial].op(), full_op = g[full].op();
   NodeId p = b.call(partial_op, {NodeRef{input}, get<"reduced_dims">(m), get<"keepdim">(m)});
-  b.meta(p) = g[partial].meta;
+  b.meta(p) = g[partial].meta();
   NodeId c = b.call(full_op, {NodeRef{p}});
-  b.meta(c) = g[full].meta;
+  b.meta(c) = g[full].meta();
   return {p, c};
 };
 template <class PartialOp, class FullOp>
