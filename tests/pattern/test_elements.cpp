@@ -238,6 +238,29 @@ TEST_CASE("multi-output: getitem and several roots sharing a node") {
   CHECK_FALSE(match(pair, g, h0));
 }
 
+TEST_CASE("multi-output: a further root reaching an earlier root through a list element") {
+  // cat([x, relu(x)]) and add(y, relu(x)): the second root's anchor is "r", the relu bound by the
+  // first, though "y" comes before it and "r" sits inside a list.
+  schema::ensure_builtin_schemas();
+  Graph g;
+  NodeId x = g.placeholder("x"), y = g.placeholder("y");
+  NodeId r = g.call(id_of(aten::relu), {ref(x)});
+  NodeId c = g.call(id_of(aten::cat), {Value::list({ref(x), ref(r)}), std::int64_t{0}});
+  NodeId other = g.call(id_of(aten::add.Tensor), {ref(y), ref(y)});
+  NodeId a = g.call(id_of(aten::add.Tensor), {ref(y), ref(r)});
+  g.output({ref(c), ref(a), ref(other)});
+
+  constexpr auto pair = multi(aten::relu("x"_x).named<"r">(), aten::cat(list("x"_x, "r"_x), _));
+  auto m = match(pair, g, r);
+  REQUIRE(m);
+  CHECK(m->node_ids()[1] == c);
+  constexpr auto after_unbound = multi(aten::relu("x"_x).named<"r">(), aten::add.Tensor("y"_x, "r"_x));
+  auto n = match(after_unbound, g, r);
+  REQUIRE(n);
+  CHECK(n->node_ids()[1] == a);  // a user of r, not of y (the add of y with itself)
+  CHECK(n->get<"y">() == y);
+}
+
 TEST_CASE("user-count constraints") {
   schema::ensure_builtin_schemas();
   Graph g;

@@ -74,7 +74,7 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     }
     ++graphs;
   }
-  CHECK(graphs >= 89);  // gpt2, bert, llama and resnet18 among them
+  CHECK(graphs >= 95);  // gpt2, bert, llama and resnet18 among them
   CHECK(skipped <= 1);  // SDPA pattern 7 (not ported) rewrote _sfdp_pattern_11_half_inference
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
@@ -98,7 +98,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     CHECK(canonical(g) == canonical(after));
     ++compared;
   }
-  CHECK(compared >= 5);  // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24
+  // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, the
+  // two scatter one-hots, randperm_index_add_pair
+  CHECK(compared >= 8);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -219,4 +221,149 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
   std::size_t casts = 0;
   for (const Node& n : g.nodes()) casts += n.op() == intern_op("prims.convert_element_type.default");
   CHECK(casts == 1);
+}
+
+namespace {
+/// The stats of the rule `name` after one sweep of the joint port.
+RuleStats joint_stats(Graph& g, std::string_view name) {
+  RuleStats sum{};
+  for (const RuleStats& r : sweep(g, rules::inductor_joint()).by_name())
+    if (r.name == name) sum.matches += r.matches, sum.unchanged += r.unchanged, sum.failed += r.failed;
+  return sum;
+}
+
+TensorMeta on(std::vector<std::int64_t> shape, Device d, ScalarType t = ScalarType::Float) {
+  TensorMeta m = TensorMeta::of(t, std::vector<Value>(shape.begin(), shape.end()));
+  m.device = d;
+  return m;
+}
+const Device cpu{DeviceType::CPU, -1}, cuda0{DeviceType::CUDA, 0};
+
+/// The graph's calls of `op`, in node order.
+std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
+  std::vector<NodeId> out;
+  for (const Node& n : g.nodes())
+    if (n.kind() == NodeKind::CallFunction && op_name(n.op()) == op) out.push_back(n.id());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("inductor_joint: scatter_upon_const_tensor's check (selector sizes, dim, metadata) and its scalars' dtype") {
+  schema::ensure_builtin_schemas();
+  struct Case {
+    const char* what;
+    std::string full_args, full_kwargs, dim, value;
+    std::vector<std::int64_t> selector;
+    std::optional<Device> device;
+    bool full_used_twice;
+    std::size_t matches;
+    ScalarType picked;
+    std::string view_shape;
+  };
+  const std::string dtype = "dtype: torch.float16, layout: torch.strided, device: cpu, pin_memory: False";
+  const Case cases[] = {
+      {"a one-hot along 1", "[8, 16], 0.5", dtype, "1", "2.0", {8, 1}, cpu, false, 1, ScalarType::Float, "[1, 16]"},
+      {"dim -1", "[8, 16], 0.5", dtype, "-1", "2.0", {8, 1}, cpu, false, 1, ScalarType::Float, "[1, 16]"},
+      {"along 0", "[8, 16], 0.5", dtype, "0", "2.0", {1, 16}, cpu, false, 1, ScalarType::Float, "[8, 1]"},
+      {"two ints: int64", "[8, 16], 0", dtype, "1", "3", {8, 1}, cpu, false, 1, ScalarType::Long, "[1, 16]"},
+      {"two bools: bool", "[8, 16], False", dtype, "1", "True", {8, 1}, cpu, false, 1, ScalarType::Bool, "[1, 16]"},
+      {"on cuda", "[8, 16], 0.5", dtype, "1", "2.0", {8, 1}, cuda0, false, 1, ScalarType::Float, "[1, 16]"},
+      {"a selector shorter than the full", "[8, 16], 0.5", dtype, "1", "2.0", {4, 1}, cpu, false, 0, {}, ""},
+      {"two per row", "[8, 16], 0.5", dtype, "1", "2.0", {8, 2}, cpu, false, 0, {}, ""},
+      {"a selector of another rank", "[8, 16], 0.5", dtype, "1", "2.0", {8}, cpu, false, 0, {}, ""},
+      {"no selector metadata", "[8, 16], 0.5", dtype, "1", "2.0", {8, 1}, std::nullopt, false, 0, {}, ""},
+      {"a full without dtype=", "[8, 16], 0.5", "device: cpu", "1", "2.0", {8, 1}, cpu, false, 0, {}, ""},
+      {"the full used again", "[8, 16], 0.5", dtype, "1", "2.0", {8, 1}, cpu, true, 0, {}, ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const std::string text = "graph():\n"
+                             "    %sel : [num_users=1] = placeholder[target=sel]\n"
+                             "    %full : [num_users=" + std::string(c.full_used_twice ? "2" : "1") +
+                             "] = call_function[target=torch.ops.aten.full.default](args = (" + c.full_args +
+                             "), kwargs = {" + c.full_kwargs + "})\n"
+                             "    %scatter : [num_users=1] = call_function[target=torch.ops.aten.scatter.value](args = (%full, " +
+                             c.dim + ", %sel, " + c.value + "), kwargs = {})\n" +
+                             (c.full_used_twice ? "    return (scatter, full)" : "    return (scatter,)");
+    Graph g = io::read_fx_text(text);
+    if (c.device) g[g.find("sel")].edit_meta() = on(c.selector, *c.device, ScalarType::Long);
+    RuleStats r = joint_stats(g, "scatter_upon_const_tensor");
+    CHECK(r.matches == c.matches);
+    CHECK(r.unchanged == 0);
+    CHECK_NOTHROW(verify(g));
+    CHECK(calls_of(g, "aten.scatter.value").size() == 1 - c.matches);
+    if (c.matches != 1) continue;
+    const std::vector<NodeId> where = calls_of(g, "aten.where.self"), scalars = calls_of(g, "aten.scalar_tensor.default"),
+                              iota = calls_of(g, "prims.iota.default"), view = calls_of(g, "aten.view.default");
+    REQUIRE(where.size() == 1);
+    REQUIRE(scalars.size() == 2);
+    REQUIRE(iota.size() == 1);
+    REQUIRE(view.size() == 1);
+    CHECK(g[where[0]].meta().dtype == c.picked);
+    for (NodeId s : scalars) {
+      CHECK(*g[s].kwarg("dtype") == Value(c.picked));
+      CHECK(*g[s].kwarg("device") == Value(*c.device));
+    }
+    CHECK(g[where[0]].args()[1] == Value(NodeRef{scalars[1]}));  // the value where selected, made second
+    CHECK(*g[iota[0]].kwarg("device") == Value(*c.device));
+    CHECK(to_string(g[view[0]].args()[1]) == c.view_shape);
+  }
+}
+
+TEST_CASE("inductor_joint: randperm_index_add_pattern's retrace conditions, and a rewrite that cannot be placed") {
+  schema::ensure_builtin_schemas();
+  struct Case {
+    const char* what;
+    std::string n, perm_kwargs, end, accumulate;
+    bool late_values;
+    std::size_t matches, failed;
+  };
+  const std::string kw = "device: cpu, pin_memory: False";
+  const Case cases[] = {
+      {"as exported", "8", kw, "2", "True", false, 1, 0},
+      {"a slice of another length than the values", "8", kw, "3", "True", false, 0, 0},
+      {"a permutation of another length than x", "7", kw, "2", "True", false, 0, 0},
+      {"not accumulating", "8", kw, "2", "False", false, 0, 0},
+      {"pin_memory not written", "8", "device: cpu", "2", "True", false, 0, 0},
+      {"a permutation on another device", "8", "device: cuda:0, pin_memory: False", "2", "True", false, 0, 0},
+      // The new nodes go before the slice; values computed after it cannot be used there.
+      {"values computed after the slice", "8", kw, "2", "True", true, 0, 1},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const std::string values = c.late_values ? "%y" : "%values";
+    const std::string text =
+        "graph():\n"
+        "    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %values : [num_users=1] = placeholder[target=values]\n"
+        "    %randperm : [num_users=1] = call_function[target=torch.ops.aten.randperm.default](args = (" + c.n +
+        ",), kwargs = {" + c.perm_kwargs + "})\n"
+        "    %slice_1 : [num_users=2] = call_function[target=torch.ops.aten.slice.Tensor](args = (%randperm, 0, 0, " +
+        c.end + "), kwargs = {})\n" +
+        (c.late_values ? "    %y : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%values, 2), kwargs = {})\n"
+                       : "") +
+        "    %index_put : [num_users=1] = call_function[target=torch.ops.aten.index_put.default](args = (%x, [%slice_1], " +
+        values + ", " + c.accumulate + "), kwargs = {})\n"
+        "    return (index_put, slice_1)";
+    Graph g = io::read_fx_text(text);
+    g[g.find("x")].edit_meta() = on({8, 16}, cpu);
+    g[g.find("values")].edit_meta() = on({2, 16}, cpu);
+    if (c.late_values) g[g.find("y")].edit_meta() = on({2, 16}, cpu);
+    const std::vector<std::string> before = canonical(g);
+    RuleStats r = joint_stats(g, "randperm_index_add_pattern");
+    CHECK(r.matches == c.matches);
+    CHECK(r.failed == c.failed);
+    CHECK_NOTHROW(verify(g));
+    if (c.matches == 0) {
+      CHECK(canonical(g) == before);  // a failed rewrite leaves the graph exactly as it was
+      continue;
+    }
+    // Both outputs moved: the indexing to the new index_put, the indices to the new slice.
+    const std::vector<Value>& outputs = *g[g.last()].args()[0].items();
+    CHECK(op_name(g[outputs[0].node()].op()) == "aten.index_put.default");
+    CHECK(g[outputs[0].node()].args().size() == 3);
+    CHECK(calls_of(g, "aten.slice.Tensor") == std::vector<NodeId>{outputs[1].node()});
+    CHECK(calls_of(g, "aten.randperm.default").size() == 1);
+    CHECK(calls_of(g, "aten._unsafe_index.Tensor").size() == 1);
+  }
 }

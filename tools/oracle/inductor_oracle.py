@@ -188,6 +188,19 @@ def own_graphs():
         "pointless_cumsum": (lambda a: torch.full((64, 128), 2.0, device=a.device).cumsum(1) * a, (big,)),
         "pointless_cumsum_int": (lambda a: torch.ones((64, 128), dtype=torch.int32, device=a.device).cumsum(0) + a,
                                  (big,)),
+        # joint_graph.py's scatter_upon_const_tensor: a scalar scattered into a `full` along a
+        # dimension where the selector has size 1 (a one-hot); and two its check refuses
+        "scatter_one_hot": (lambda i: torch.full((8, 16), 0.5).scatter(1, i, 2.0), (torch.randint(0, 16, (8, 1)),)),
+        "scatter_zeros_dim0": (lambda i: torch.zeros(8, 16, dtype=torch.float16).scatter(0, i, 1.0),
+                               (torch.randint(0, 8, (1, 16)),)),
+        "scatter_short": (lambda i: torch.full((8, 16), 0.5).scatter(1, i, 2.0), (torch.randint(0, 16, (4, 1)),)),
+        "scatter_two": (lambda i: torch.full((8, 16), 0.5).scatter(1, i, 2.0), (torch.randint(0, 16, (8, 2)),)),
+        # misc_patterns.py's randperm index patterns: MultiOutputPatterns of the indexing and the
+        # permutation, which must be returned too
+        "randperm_index_pair": (lambda a: (lambda p: (a[p], p))(torch.randperm(a.shape[0], device=a.device)), (x,)),
+        "randperm_index_add_pair": (
+            lambda a, s: (lambda p: (a.index_add(0, p, s), p))(torch.randperm(a.shape[0], device=a.device)[:2]),
+            (x, torch.randn(2, 16))),
     }
     for name, (fn, args) in m.items():
         yield name, Fn(fn), args
@@ -312,6 +325,8 @@ def main():
     ap.add_argument("--models", nargs="*", default=["seed_mlp", "resnet18", "gpt2", "bert", "llama"])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--passes", choices=["joint", "postgrad", "both"], default="both")
+    ap.add_argument("--only", nargs="*", default=None,
+                    help="run only the graphs of these names (to add graphs to an oracle already made)")
     ap.add_argument("--compile-check", nargs="*", default=[f"_sfdp_pattern_{i}_inference" for i in (1, 2, 5, 11, 13)])
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -335,7 +350,9 @@ def main():
 
     def safe(gen):
         try:
-            yield from gen
+            for g in gen:
+                if a.only is None or g[0] in a.only:
+                    yield g
         except Exception:
             traceback.print_exc()
 
@@ -343,7 +360,7 @@ def main():
         small = list(safe(own_graphs())) + list(safe(sfdp_graphs()))
         counts = collections.Counter()
         instrument(joint_graph.patterns, counts)
-        run_joint(a.out, small + list(dev_graphs(a.models)), counts, a.reps,
+        run_joint(a.out, small + list(safe(dev_graphs(a.models))), counts, a.reps,
                   lambda res: json.dump({"torch": torch.__version__, "graphs": res},
                                         open(os.path.join(a.out, "joint.json"), "w"), indent=1, default=str))
     if a.passes != "joint" and torch.cuda.is_available():
@@ -354,7 +371,7 @@ def main():
         # A few SDPA forms compiled whole: Inductor's own counters (fuse_attention,
         # pattern_matcher_count) check what the joint oracle above finds on the same modules.
         sfdp = [g for g in safe(sfdp_graphs()) if g[0] in a.compile_check]
-        run_postgrad(a.out, list(safe(own_graphs())) + sfdp + list(dev_graphs(a.models[:2])), save)
+        run_postgrad(a.out, list(safe(own_graphs())) + sfdp + list(safe(dev_graphs(a.models[:2]))), save)
 
 
 if __name__ == "__main__":

@@ -5,43 +5,58 @@
 //         getitem("s"_x, 1))
 //
 // The first root is matched at the candidate node. Every further root must take, as one of its
-// arguments, a placeholder naming a node bound by the roots before it (here "s"); it is
-// matched against the users of that node, in users order, and the first user that matches
-// (and is not already part of the match) is taken: roots are matched greedily, one after the
-// other, without revisiting an earlier root's choice. Getting the k-th output of a
-// multi-result node is `getitem(node_pattern, k)` (aten.hpp declares `getitem`).
+// arguments or an element of a list(...) argument, a placeholder naming a node bound by the
+// roots before it (here "s"; the first such placeholder is the anchor); it is matched against
+// the users of that node, in users order, and the first user that matches (and is not already
+// part of the match) is taken: roots are matched greedily, one after the other, without
+// revisiting an earlier root's choice. Getting the k-th output of a multi-result node is
+// `getitem(node_pattern, k)` (aten.hpp declares `getitem`).
 #include <boost/mp11/algorithm.hpp>
 
 #include "call.hpp"
+#include "combinators.hpp"
 
 namespace ctmatch::pattern {
 
 namespace detail {
+/// The names of the placeholders an argument is or lists: candidates for a root's anchor.
 template <class E>
-struct placeholder_name {
-  using type = void;
+struct placeholders_in {
+  using type = mp::mp_list<>;
 };
 template <class N>
-struct placeholder_name<Placeholder<N>> {
-  using type = N;
+struct placeholders_in<Placeholder<N>> {
+  using type = mp::mp_list<N>;
 };
-template <class A>
-using arg_placeholder = typename placeholder_name<typename A::elem>::type;
-template <class T>
-using is_not_void = std::bool_constant<!std::is_void_v<T>>;
+template <class... E>
+struct placeholders_in<ListPattern<E...>> {
+  using type = mp::mp_append<typename placeholders_in<E>::type...>;
+};
 
-/// The placeholder through which a further root reaches the nodes bound before it.
+/// A root's placeholder arguments, in order, list elements included.
 template <class R>
-struct anchor_of {
-  using type = void;
+struct root_placeholders {
+  using type = mp::mp_list<>;
 };
 template <class OpT, class Opts, class Label, class... A>
-struct anchor_of<Call<OpT, Opts, Label, A...>> {
-  using names = mp::mp_copy_if<mp::mp_list<arg_placeholder<A>...>, is_not_void>;
-  using type = mp::mp_eval_if_c<mp::mp_empty<names>::value, void, mp::mp_front, names>;
+struct root_placeholders<Call<OpT, Opts, Label, A...>> {
+  using type = mp::mp_append<typename placeholders_in<typename A::elem>::type...>;
 };
 template <class E, class F>
-struct anchor_of<Where<E, F>> : anchor_of<E> {};
+struct root_placeholders<Where<E, F>> : root_placeholders<E> {};
+
+/// The anchor of a further root: the first of its placeholders that names a node bound by an
+/// earlier root (`Earlier`, their bindings); its first placeholder when none does (an error).
+template <class Earlier>
+struct bound_earlier {
+  template <class N>
+  using fn = mp::mp_contains<Earlier, binding<N, NodeId>>;
+};
+template <class Names, class Earlier>
+struct anchor_of {
+  using found = mp::mp_find_if_q<Names, bound_earlier<Earlier>>;
+  using type = mp::mp_eval_if_c<found::value == mp::mp_size<Names>::value, mp::mp_front<Names>, mp::mp_at, Names, found>;
+};
 }  // namespace detail
 
 template <class... R>
@@ -84,11 +99,12 @@ struct Multi : element<Multi<R...>> {
   template <std::size_t K, std::size_t Off, class Ctx>
   bool match_further(Ctx& c) const {
     using Rk = mp::mp_at_c<mp::mp_list<R...>, K>;
-    using anchor = typename detail::anchor_of<Rk>::type;
-    static_assert(!std::is_void_v<anchor>,
+    using names = typename detail::root_placeholders<Rk>::type;
+    static_assert(!mp::mp_empty<names>::value,
                   "ctmatch: multi(): every further root needs a placeholder argument naming a "
                   "node bound by an earlier root, e.g. getitem(\"s\"_x, 1)");
     using earlier = mp::mp_apply<mp::mp_append, mp::mp_transform<root_bindings, mp::mp_take_c<mp::mp_list<R...>, K>>>;
+    using anchor = typename detail::anchor_of<names, earlier>::type;
     if constexpr (!mp::mp_contains<earlier, binding<anchor, NodeId>>::value)
       (void)errors::report<errors::multi_anchor_not_bound_earlier<anchor>>();
     NodeId a = c.template bound<anchor>();

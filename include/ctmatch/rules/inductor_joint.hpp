@@ -17,6 +17,10 @@
 //                      ->  convert_element_type(x, d2)
 //   bmm_to_mm          bmm(a, b), a and b on cuda with batch 1  ->  unsqueeze(mm(squeeze(a, 0),
 //                      squeeze(b, 0)), 0) (Inductor traces this with replace_by_example)
+//   scatter_upon_const_tensor  scatter(full(shape, bg, dtype=), dim, selector, val), the selector
+//                      of size 1 along dim and no smaller than the full elsewhere  ->
+//                      where(expand(selector, shape) == view(iota(shape[dim])), val, bg), the two
+//                      scalars as scalar_tensors of torch.where's dtype for them
 //   _sfdp_pattern_5    softmax(q @ k^T / c + mask) @ v as decomposed, float32 and float16
 //                      inference forms, _sfdp_params_check  ->  getitem(
 //                      _scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask), 0)
@@ -24,13 +28,14 @@
 //                      there is not covered by the oracle)
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
+//   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
-// Not yet (see the table): the other SDPA patterns and the training forms, pad_mm's patterns
-// (left out: they decide by timing kernels), scatter_upon_const_tensor, the randperm index
-// patterns. Inductor's trees also fail a node whose positional arity differs from the tree's
+// Not yet (see the table): the other SDPA patterns and the training forms. Left out: pad_mm's
+// patterns (they decide by timing kernels), randperm_index_pattern (see inductor_misc.hpp). Inductor's trees also fail a node whose positional arity differs from the tree's
 // (an `expand` written with implicit=False); `_` here accepts that. Inductor's node
 // flag for FlexGEMM bodies (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
 #include "../pattern.hpp"
+#include "inductor_misc.hpp"
 #include "inductor_ops.hpp"
 #include "../rewrite/pattern_rule.hpp"
 #include "../rewrite/rule_set.hpp"
@@ -95,6 +100,79 @@ inline constexpr auto bmm_to_mm = rewrite<"bmm_to_mm">(
       NodeId s2 = make(b, ops::squeeze_dim(use(get<"mat2">(m)), 0));
       NodeId mm = make(b, aten::mm(use(s1), use(s2)));
       return make(b, ops::unsqueeze(use(mm), 0));
+    });
+
+// scatter_upon_const_tensor: a scalar scattered into a `full` along `dim` by a selector of size 1
+// there and as large as the full elsewhere is a one-hot: where(selector == position, val, bg).
+/// Inductor's scatter_upon_const_tensor_extra_check (its sizes compared where both are known
+/// integers; metadata missing fails it, where Inductor would raise).
+inline bool scatter_selects_one(const Graph& g, const Value& shape, std::int64_t dim, NodeId selector) {
+  const std::optional<std::vector<Value>>& sel = g[selector].meta().shape;
+  if (!shape.is_list() || !sel || sel->size() != shape.items()->size() || !g[selector].meta().device) return false;
+  const auto rank = static_cast<std::int64_t>(sel->size());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return false;
+  for (std::int64_t i = 0; i < rank; ++i) {
+    const auto* s = (*sel)[static_cast<std::size_t>(i)].get_if<std::int64_t>();
+    const auto* f = (*shape.items())[static_cast<std::size_t>(i)].get_if<std::int64_t>();
+    if (!s || !f) return false;
+    if (i != dim && *s < *f) return false;
+    if (i == dim && *s != 1) return false;
+  }
+  return true;
+}
+
+/// The dtype torch gives torch.where of two Python scalars: float32 (the default dtype) when
+/// either is a float, else int64 when either is an int, else bool.
+inline std::optional<ScalarType> where_of_scalars(const Value& a, const Value& b) {
+  auto rank = [](const Value& v) { return v.get_if<double>() ? 2 : v.get_if<std::int64_t>() ? 1 : v.get_if<bool>() ? 0 : -1; };
+  int r = std::max(rank(a), rank(b));
+  if (rank(a) < 0 || rank(b) < 0) return std::nullopt;
+  return r == 2 ? ScalarType::Float : r == 1 ? ScalarType::Long : ScalarType::Bool;
+}
+
+inline constexpr auto scatter_upon_const_tensor = rewrite<"scatter_upon_const_tensor">(
+    extra_check(ops::scatter_value(aten::full(slot<"shape", Value>, slot<"background_val", Value>)
+                                       .users<1>()
+                                       .where([](const Node& n) { return n.kwarg("dtype") != nullptr; }),
+                                   slot<"dim", std::int64_t>, "selector"_x, slot<"val", Value>),
+                [](const auto& m, const Graph& g) {
+                  return where_of_scalars(get<"val">(m), get<"background_val">(m)) &&
+                         scatter_selects_one(g, get<"shape">(m), get<"dim">(m), get<"selector">(m));
+                }),
+    // What Inductor's replace_by_example traces (its repl_fn, the full's dtype unused as there):
+    // iota(n) viewed as [1, .., n, .., 1], compared with the selector expanded to the shape,
+    // picking between the two scalars made tensors on the selector's device.
+    [](const auto& m, RewriteBuilder& b) -> NodeId {
+      const Graph& g = b.graph();
+      const Value shape = get<"shape">(m), background = get<"background_val">(m), val = get<"val">(m);
+      const NodeId selector = get<"selector">(m);
+      const Device device = *g[selector].meta().device;
+      const std::size_t rank = shape.items()->size();
+      std::int64_t dim = get<"dim">(m);
+      if (dim < 0) dim += static_cast<std::int64_t>(rank);
+      const Value length = (*shape.items())[static_cast<std::size_t>(dim)];
+      const ScalarType picked = *where_of_scalars(val, background);
+      const TensorMeta result_meta = [&] {
+        TensorMeta t = g[m.root()].meta();
+        t.dtype = picked;
+        return t;
+      }();
+      NodeId positions = make(b, ops::iota(length, "start"_kw = 0, "step"_kw = 1, "dtype"_kw = ScalarType::Long,
+                                           "device"_kw = device, "requires_grad"_kw = false));
+      std::vector<Value> view_shape(rank, Value(1));
+      view_shape[static_cast<std::size_t>(dim)] = length;
+      NodeId viewed = make(b, aten::view(use(positions), Value::list(std::move(view_shape))));
+      NodeId expanded = make(b, aten::expand(use(selector), shape));
+      NodeId mask = make(b, aten::eq.Tensor(use(expanded), use(viewed)));
+      auto scalar = [&](const Value& v) {
+        return make(b, aten::scalar_tensor(v, "dtype"_kw = picked, "layout"_kw = Layout::Strided, "device"_kw = device));
+      };
+      NodeId on_background = scalar(background);
+      NodeId on_selected = scalar(val);
+      NodeId picked_node = make(b, aten::where.self(use(mask), use(on_selected), use(on_background)));
+      b.meta(picked_node) = result_meta;
+      return picked_node;
     });
 
 // ---- SDPA (fuse_attention.py): the inference forms of its serialized ATen trees ----
@@ -203,7 +281,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, sfdp_5, sfdp_5_half, sfdp_24, sfdp_24_half);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_5, sfdp_5_half, sfdp_24,
+                  sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules

@@ -19,6 +19,13 @@ inline constexpr auto sdpa_flash_cpu = op<
 inline constexpr auto amin = op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
 inline constexpr auto max = op<"aten::max(Tensor self) -> Tensor">;
 inline constexpr auto min = op<"aten::min(Tensor self) -> Tensor">;
+inline constexpr auto scatter_value = op<"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor">;
+inline constexpr auto randperm = op<
+    "aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+    "-> Tensor">;
+inline constexpr auto index_put =
+    op<"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor">;
+inline constexpr auto unsafe_index = op<"aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor">;
 }  // namespace inductor_ops
 
 }  // namespace ctmatch::rules

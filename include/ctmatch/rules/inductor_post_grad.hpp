@@ -10,6 +10,8 @@
 // pass_patterns[1]:
 //   pointless_cumsum_replacement  cumsum(full(shape, v, dtype=D, layout=, device=,
 //                      pin_memory=False), dim)  ->  expand(view(v * arange(1, n + 1)))
+//   randperm_index_add_pattern  see inductor_misc.hpp (Inductor's joint pass, which runs first
+//                      inside torch.compile, has the same entry and takes its matches)
 // pass_patterns[2]:
 //   unfuse_bias_add_to_pointwise  addmm(inp, m1, m2, beta=, alpha=), inp on a GPU and every
 //                      use of the result pointwise (through views and getitem)  ->
@@ -22,8 +24,8 @@
 //   reuse_partial      amax(x, dims, keepdim) and amax(x) or max(x) (amin, min the same), x of
 //                      at least 4096 elements  ->  the partial one, and the full one of it
 //
-// Not yet (see the table): the randperm index patterns. The lowering patterns (mm_plus_mm,
-// cat_slice_cat, the split/cat pairs) emit Inductor IR, not graphs: left out.
+// Left out: randperm_index_pattern (see inductor_misc.hpp), and the lowering patterns
+// (mm_plus_mm, cat_slice_cat, the split/cat pairs), which emit Inductor IR, not graphs.
 #include <vector>
 
 #include "../graph/op_tags.hpp"
@@ -31,6 +33,7 @@
 #include "../rewrite/pattern_rule.hpp"
 #include "../rewrite/rule_set.hpp"
 #include "../schema/registry.hpp"
+#include "inductor_misc.hpp"
 #include "inductor_ops.hpp"
 
 namespace ctmatch::rules {
@@ -242,7 +245,7 @@ inline constexpr auto reuse_partial_amin_min =
 /// each, in turn, as Inductor runs its passes.
 inline auto inductor_post_grad_pass1() {
   using namespace inductor_post_grad_detail;
-  return rule_set(pointless_cumsum_replacement);
+  return rule_set(pointless_cumsum_replacement, inductor_misc_detail::randperm_index_add_pattern);
 }
 inline auto inductor_post_grad_pass2() {
   using namespace inductor_post_grad_detail;
