@@ -19,6 +19,7 @@
 #include "name_index.hpp"
 #include "node.hpp"
 #include "node_name.hpp"
+#include "user_slots.hpp"
 
 namespace ctmatch {
 
@@ -552,7 +553,6 @@ class Graph {
   // slot takes the last one). The table goes when the list shrinks to half that, and is dropped
   // (rebuilt when next needed) wherever a list is rewritten as a whole.
   static constexpr std::size_t indexed_users = 64;
-  using UserSlots = std::unordered_map<NodeId, std::uint32_t>;
   /// The slot table of `in`, built first when `build` says so; nullptr when it has none.
   UserSlots* user_slots_of(NodeId in, bool build) {
     auto it = user_slots_.find(in);
@@ -560,11 +560,12 @@ class Graph {
     if (!build) return nullptr;
     UserSlots& slots = user_slots_[in];
     const Node::Users& u = nodes_[in].users_;
-    slots.reserve(u.size() * 2);
-    for (std::size_t i = 0; i < u.size(); ++i) slots.emplace(u[i], static_cast<std::uint32_t>(i));
+    slots.reserve(u.size());
+    for (std::size_t i = 0; i < u.size(); ++i) slots.set(u[i], static_cast<std::uint32_t>(i));
     return &slots;
   }
-  /// Appends `user` to `in`'s users, keeping its slot table.
+  /// Appends `user` to `in`'s users, keeping its slot table where it has one. A table is made
+  /// only when a user is first dropped: reading a graph never makes one.
   void push_user(NodeId in, NodeId user) {
     Node::Users& u = nodes_[in].users_;
     u.push_back(user);
@@ -574,8 +575,7 @@ class Graph {
   /// push_user's rare part, out of line so that the common one stays small enough to inline.
   [[gnu::noinline]] void note_last_user(NodeId in) {
     const Node::Users& u = nodes_[in].users_;
-    if (UserSlots* slots = user_slots_of(in, u.size() > indexed_users))
-      (*slots)[u.back()] = static_cast<std::uint32_t>(u.size() - 1);
+    if (UserSlots* slots = user_slots_of(in, false)) slots->set(u.back(), static_cast<std::uint32_t>(u.size() - 1));
   }
   /// drop_uses for a long list with a slot table (built first when the list is past the
   /// threshold): the user's slot is looked up and the last user moves into it. False when
@@ -584,13 +584,13 @@ class Graph {
     Node::Users& u = nodes_[in].users_;
     UserSlots* slots = user_slots_of(in, u.size() > indexed_users);
     if (!slots) return false;
-    auto it = slots->find(id);
-    if (it == slots->end()) return true;  // an input read twice by `id`: dropped at its first read
-    std::uint32_t i = it->second;
-    slots->erase(it);
+    const std::uint32_t* at = slots->find(id);
+    if (!at) return true;  // an input read twice by `id`: dropped at its first read
+    const std::uint32_t i = *at;
+    slots->erase(id);
     if (i + std::size_t{1} != u.size()) {
       u[i] = u.back();
-      (*slots)[u[i]] = i;
+      slots->set(u[i], i);
     }
     u.pop_back();
     journal(Entry{Entry::UserSwapped, in, i, id});

@@ -64,8 +64,8 @@ inline void Graph::undo() {
         n.users_.push_back(n.users_[it->a]);
         n.users_[it->a] = it->b;
         if (UserSlots* slots = user_slots_of(n.id_, n.users_.size() > indexed_users)) {
-          (*slots)[n.users_.back()] = static_cast<std::uint32_t>(n.users_.size() - 1);
-          (*slots)[it->b] = it->a;
+          slots->set(n.users_.back(), static_cast<std::uint32_t>(n.users_.size() - 1));
+          slots->set(it->b, it->a);
         }
         break;
       case Entry::ArgsChanged:
