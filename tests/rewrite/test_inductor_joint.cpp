@@ -74,8 +74,8 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     }
     ++graphs;
   }
-  CHECK(graphs >= 95);  // gpt2, bert, llama and resnet18 among them
-  CHECK(skipped <= 1);  // SDPA pattern 7 (not ported) rewrote _sfdp_pattern_11_half_inference
+  CHECK(graphs >= 102);  // gpt2, bert, llama and resnet18 among them
+  CHECK(skipped == 0);   // no unported entry fires on the shipped graphs
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
 
@@ -98,9 +98,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     CHECK(canonical(g) == canonical(after));
     ++compared;
   }
-  // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, the
-  // two scatter one-hots, randperm_index_add_pair
-  CHECK(compared >= 8);
+  // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
+  // on the half-precision SDPA-11 module, the two scatter one-hots, randperm_index_add_pair
+  CHECK(compared >= 9);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -365,5 +365,49 @@ TEST_CASE("inductor_joint: randperm_index_add_pattern's retrace conditions, and 
     CHECK(calls_of(g, "aten.slice.Tensor") == std::vector<NodeId>{outputs[1].node()});
     CHECK(calls_of(g, "aten.randperm.default").size() == 1);
     CHECK(calls_of(g, "aten._unsafe_index.Tensor").size() == 1);
+  }
+}
+
+TEST_CASE("inductor_joint: SDPA pattern 7 (float16 form): its contiguous clones, its check, its CPU-only replacement") {
+  // The module of SDPA pattern 11 in half precision, which Inductor rewrites with pattern 7.
+  schema::ensure_builtin_schemas();
+  const std::string name = "_sfdp_pattern_11_half_inference";
+  const Graph exported = oracle_graph(name);
+  const std::string text = io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
+  auto with_meta = [&](const std::string& fx) {  // the FX text, with the inputs' metadata of the JSON
+    Graph g = io::read_fx_text(fx);
+    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta() = exported[exported.find(a)].meta();
+    return g;
+  };
+  struct Case {
+    const char* what;
+    std::function<std::string(std::string)> edit_text;
+    std::function<void(Graph&)> edit_meta;
+    std::size_t matches, unchanged;
+  };
+  const std::string contiguous = "kwargs = {memory_format: torch.contiguous_format}";
+  const Case cases[] = {
+      {"as exported", [](std::string t) { return t; }, [](Graph&) {}, 1, 0},
+      {"a clone without memory_format",
+       [&](std::string t) { return t.replace(t.find(contiguous), contiguous.size(), "kwargs = {}"); }, [](Graph&) {}, 0, 0},
+      {"a value of another dtype", [](std::string t) { return t; },
+       [](Graph& g) { g[g.find("args_2")].edit_meta().dtype = ScalarType::Float; }, 0, 0},
+      {"on cuda", [](std::string t) { return t; },
+       [](Graph& g) {
+         for (const char* a : {"args_0", "args_1", "args_2"}) g[g.find(a)].edit_meta().device = Device{DeviceType::CUDA, 0};
+       },
+       0, 1},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    Graph g = with_meta(c.edit_text(text));
+    c.edit_meta(g);
+    const std::vector<std::string> before = canonical(g);
+    RuleStats r = joint_stats(g, "_sfdp_pattern_7[_sfdp_params_check]");
+    CHECK(r.matches == c.matches);
+    CHECK(r.unchanged == c.unchanged);
+    CHECK_NOTHROW(verify(g));
+    CHECK((canonical(g) == before) == (c.matches == 0));
+    if (c.matches == 1) CHECK(calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default").size() == 1);
   }
 }

@@ -25,6 +25,8 @@ PORTED = {
 # for float32 and then for float16).
 PORTED_JOINT_INDEX = {
     22: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    25: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    81: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     78: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     63: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     119: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",

@@ -26,6 +26,10 @@
 //                      _scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask), 0)
 //                      on CPU; left unchanged on other devices (Inductor's traced kernel choice
 //                      there is not covered by the oracle)
+//   _sfdp_pattern_7    softmax(permuted q @ permuted k^T / c) @ permuted v, the weights cast,
+//                      float32 and float16 inference forms, _sfdp_params_check  ->  getitem(
+//                      _scaled_dot_product_flash_attention_for_cpu(q', k', v'), 0) of the
+//                      permuted inputs, on CPU (as pattern 5)
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -257,6 +261,50 @@ inline constexpr auto sfdp_5_half = rewrite<"_sfdp_pattern_5[_sfdp_params_check]
                 sfdp_params_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
 
+// _sfdp_pattern_7: softmax(q' @ k'^T / c) @ v' with q', k', v' the inputs permuted (0, 2, 1, 3),
+// each product's operands through expand, a contiguous clone and view as traced, c ignored (the
+// replacement uses the default scale); the weights cast (`attn_weight.to(torch.float16)`), and
+// in the float16 form the scores cast to float32 first. Inference forms: no dropout.
+inline constexpr auto sfdp_contiguous = [](const Node& n) {
+  const Value* f = n.kwarg("memory_format");
+  return f && *f == Value(MemoryFormat::Contiguous);
+};
+/// view(clone(expand(x), memory_format=torch.contiguous_format)): a matmul operand as traced.
+template <class X>
+constexpr auto sfdp_contiguous_operand(X x) {
+  return aten::view(aten::clone(aten::expand(x, _)).where(sfdp_contiguous), _);
+}
+inline constexpr auto sfdp_qk_7 = aten::view(aten::bmm(sfdp_contiguous_operand(aten::permute("query"_x, _)),
+                                                      sfdp_contiguous_operand(aten::permute(aten::permute("key"_x, _), _))),
+                                            _);
+template <class Weights>
+constexpr auto sfdp_times_value_7(Weights w) {
+  return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_contiguous_operand(aten::permute("value"_x, _))), _);
+}
+/// Pattern 7's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the search
+/// function does, then the CPU flash kernel's first result; unchanged on other devices.
+template <class M>
+NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b) {
+  const TensorMeta& q = b.graph()[get<"query">(m)].meta();
+  if (!q.device || q.device->type != DeviceType::CPU) return m.root();
+  static const OpId permute = decltype(aten::permute)::id();
+  auto permuted = [&](NodeId x) {
+    return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
+  };
+  NodeId pq = permuted(get<"query">(m)), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
+  return make(b, getitem(use(make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv)))), 0));
+}
+inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value_7(
+                    ops::convert_element_type(sfdp_softmax(aten::div.Tensor(sfdp_qk_7, _)), _))),
+                sfdp_params_check<false>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
+inline constexpr auto sfdp_7_half = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value_7(ops::convert_element_type(
+                    sfdp_softmax(ops::convert_element_type(aten::div.Tensor(sfdp_qk_7, _), _)), _))),
+                sfdp_params_check<false>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
+
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
 // of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
 // check it makes (the factory's result, a function, is always true): no check, as there. The
@@ -281,8 +329,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_5, sfdp_5_half, sfdp_24,
-                  sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_5, sfdp_7, sfdp_24,
+                  sfdp_5_half, sfdp_7_half, sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules
