@@ -74,8 +74,10 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     }
     ++graphs;
   }
-  CHECK(graphs >= 102);  // gpt2, bert, llama and resnet18 among them
-  CHECK(skipped == 0);   // no unported entry fires on the shipped graphs
+  CHECK(graphs >= 165);  // gpt2, bert, llama and resnet18 among them
+  // SDPA patterns 1, 2, 14 and 15 in both dtypes and 11 in float32 (not ported) fire on their
+  // modules with the scale a constant (the graphs named *_scalar)
+  CHECK(skipped <= 9);
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
 
@@ -99,8 +101,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     ++compared;
   }
   // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
-  // on the half-precision SDPA-11 module, the two scatter one-hots, randperm_index_add_pair
-  CHECK(compared >= 9);
+  // on the half-precision SDPA-11 module (each with its scale an input and a constant), the two
+  // scatter one-hots, randperm_index_add_pair
+  CHECK(compared >= 15);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {

@@ -81,10 +81,19 @@ def main(d):
     post = json.load(open(os.path.join(d, "postgrad.json")))["graphs"]
     fired_joint, fired_post = collections.defaultdict(list), collections.defaultdict(list)
     listed = {x["name"] for x in e["joint"]}
+    by_short = collections.defaultdict(list)
+    for x in e["joint"]:
+        by_short[short(x["name"])].append(x)
     for g, rec in joint.items():
         for name, c in rec.get("per_entry", {}).items():
-            # graphs added by a later run (--only) carry that process's @ids: match by name
-            fired_joint[name if name in listed else short(name)].append(f"{g}{'*' if rec.get('changed') else ''} ({c})")
+            if name not in listed:
+                # A graph added by a later run (--only) carries that process's @ids: match by
+                # name; where several forms share it (SDPA), the inference form (one output) of
+                # the graph's dtype (fuse_attention registers float32's forms, then float16's).
+                forms = by_short[short(name)]
+                inference = [x for x in forms if not x["pattern"].startswith("MultiOutputPattern")] or forms
+                name = (inference[-1] if "_half" in g else inference[0])["name"] if inference else short(name)
+            fired_joint[name].append(f"{g}{'*' if rec.get('changed') else ''} ({c})")
     for g, rec in post.items():
         for p in rec.get("passes", []):
             for name, c in p.get("per_entry", {}).items():

@@ -23,7 +23,7 @@ pattern function Inductor registers with example inputs (fuse_attention's _sfdp 
 _get_sfdp_patterns(), called on its own example arguments), plus the modules of this file for
 joint_graph.py's and post_grad.py's own patterns.
 """
-import argparse, collections, copy, inspect, json, operator, os, sys, time, traceback
+import argparse, collections, copy, fnmatch, inspect, json, operator, os, sys, time, traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch
@@ -124,9 +124,11 @@ class Fn(torch.nn.Module):
         return self.fn(*args, **self.kwargs)
 
 
-def sfdp_graphs():
+def sfdp_graphs(scalars_as_constants=False):
     """One module per inference form fuse_attention registers: its search function called on
-    (random tensors shaped like) its own example inputs and its scalar workaround."""
+    (random tensors shaped like) its own example inputs and its scalar workaround. With
+    scalars_as_constants (graphs named NAME_scalar), a 0-d example input (a scale) is a float
+    constant of the module instead of an input, as in real models."""
     from torch._inductor.fx_passes import fuse_attention as fa
     gen = fa._get_sfdp_patterns
     for key, d in (gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen()):
@@ -136,6 +138,17 @@ def sfdp_graphs():
         params = list(inspect.signature(fn).parameters)
         ex = list(d["example_inputs"])
         fixed = {p: d["scalar_workaround"][p] for p in params[len(ex):] if p in (d["scalar_workaround"] or {})}
+        if scalars_as_constants:
+            # A 0-d example input stands for a Python scalar (a scale): real models divide by a
+            # float, and the SDPA checks refuse a tensor there (_sfdp_extra_check).
+            names = params[:len(ex)]
+            for p_, t in zip(names, ex):
+                if isinstance(t, torch.Tensor) and t.dim() == 0 and t.is_floating_point():
+                    fixed[p_] = float(t.item()) if t.device.type != "meta" else 2.0
+            kept = [(p_, t) for p_, t in zip(names, ex) if p_ not in fixed]
+            names, ex = [p_ for p_, _ in kept], [t for _, t in kept]
+        else:
+            names = params[:len(ex)]
 
         def fill(t):
             if not isinstance(t, torch.Tensor):
@@ -146,12 +159,12 @@ def sfdp_graphs():
 
         tensors = tuple(fill(t) for t in ex)
 
-        def call(*ts, _fn=fn, _names=params[:len(ex)], _fixed=fixed):
+        def call(*ts, _fn=fn, _names=names, _fixed=fixed):
             kw = dict(zip(_names, ts))
             kw.update(_fixed)
             return _fn(**kw)
 
-        yield key, Fn(call), tensors
+        yield key + ("_scalar" if scalars_as_constants else ""), Fn(call), tensors
 
 
 def own_graphs():
@@ -326,7 +339,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--passes", choices=["joint", "postgrad", "both"], default="both")
     ap.add_argument("--only", nargs="*", default=None,
-                    help="run only the graphs of these names (to add graphs to an oracle already made)")
+                    help="run only the graphs of these names or patterns (`*`: to add graphs to an oracle "
+                         "already made)")
     ap.add_argument("--compile-check", nargs="*", default=[f"_sfdp_pattern_{i}_inference" for i in (1, 2, 5, 11, 13)])
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -351,13 +365,13 @@ def main():
     def safe(gen):
         try:
             for g in gen:
-                if a.only is None or g[0] in a.only:
+                if a.only is None or any(fnmatch.fnmatchcase(g[0], o) for o in a.only):
                     yield g
         except Exception:
             traceback.print_exc()
 
     if a.passes != "postgrad":
-        small = list(safe(own_graphs())) + list(safe(sfdp_graphs()))
+        small = list(safe(own_graphs())) + list(safe(sfdp_graphs())) + list(safe(sfdp_graphs(True)))
         counts = collections.Counter()
         instrument(joint_graph.patterns, counts)
         run_joint(a.out, small + list(safe(dev_graphs(a.models))), counts, a.reps,
