@@ -74,10 +74,10 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     }
     ++graphs;
   }
-  CHECK(graphs >= 165);  // gpt2, bert, llama and resnet18 among them
-  // SDPA patterns 1, 2, 14 and 15 in both dtypes and 11 in float32 (not ported) fire on their
-  // modules with the scale a constant (the graphs named *_scalar)
-  CHECK(skipped <= 9);
+  CHECK(graphs >= 169);  // gpt2, bert, llama and resnet18 among them
+  // SDPA patterns 14 and 15 in both dtypes and 11 in float32 (not ported) fire on their modules
+  // with the scale a constant (the graphs named *_scalar)
+  CHECK(skipped <= 5);
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
 
@@ -101,9 +101,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     ++compared;
   }
   // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
-  // on the half-precision SDPA-11 module (each with its scale an input and a constant), the two
-  // scatter one-hots, randperm_index_add_pair
-  CHECK(compared >= 15);
+  // on the half-precision SDPA-11 module (each with its scale an input and a constant), SDPA-1 and
+  // SDPA-2 in f32 and f16, the two scatter one-hots, randperm_index_add_pair
+  CHECK(compared >= 19);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -242,6 +242,19 @@ TensorMeta on(std::vector<std::int64_t> shape, Device d, ScalarType t = ScalarTy
 }
 const Device cpu{DeviceType::CPU, -1}, cuda0{DeviceType::CUDA, 0};
 
+/// The FX text of oracle graph `name`.
+std::string oracle_text(const std::string& name) {
+  return io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
+}
+/// FX text (an oracle graph's, edited) with the metadata of the oracle graph `name`'s inputs.
+Graph with_inputs_meta(const std::string& fx, const std::string& name) {
+  const Graph exported = oracle_graph(name);
+  Graph g = io::read_fx_text(fx);
+  for (const Node& n : exported.nodes())
+    if (n.kind() == NodeKind::Placeholder) g[g.find(n.name())].edit_meta() = n.meta();
+  return g;
+}
+
 /// The graph's calls of `op`, in node order.
 std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
   std::vector<NodeId> out;
@@ -375,13 +388,7 @@ TEST_CASE("inductor_joint: SDPA pattern 7 (float16 form): its contiguous clones,
   // The module of SDPA pattern 11 in half precision, which Inductor rewrites with pattern 7.
   schema::ensure_builtin_schemas();
   const std::string name = "_sfdp_pattern_11_half_inference";
-  const Graph exported = oracle_graph(name);
-  const std::string text = io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
-  auto with_meta = [&](const std::string& fx) {  // the FX text, with the inputs' metadata of the JSON
-    Graph g = io::read_fx_text(fx);
-    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta() = exported[exported.find(a)].meta();
-    return g;
-  };
+  const std::string text = oracle_text(name);
   struct Case {
     const char* what;
     std::function<std::string(std::string)> edit_text;
@@ -403,7 +410,7 @@ TEST_CASE("inductor_joint: SDPA pattern 7 (float16 form): its contiguous clones,
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    Graph g = with_meta(c.edit_text(text));
+    Graph g = with_inputs_meta(c.edit_text(text), name);
     c.edit_meta(g);
     const std::vector<std::string> before = canonical(g);
     RuleStats r = joint_stats(g, "_sfdp_pattern_7[_sfdp_params_check]");
@@ -412,5 +419,43 @@ TEST_CASE("inductor_joint: SDPA pattern 7 (float16 form): its contiguous clones,
     CHECK_NOTHROW(verify(g));
     CHECK((canonical(g) == before) == (c.matches == 0));
     if (c.matches == 1) CHECK(calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default").size() == 1);
+  }
+}
+
+TEST_CASE("inductor_joint: SDPA patterns 1 and 2 take a number for the scale, and give the kernel 1 / s and s") {
+  schema::ensure_builtin_schemas();
+  struct Case {
+    const char* what;
+    std::string graph, rule, from, to;
+    bool on_cuda;
+    std::size_t matches, unchanged;
+    double scale;
+  };
+  const std::string p1 = "_sfdp_pattern_1_inference_scalar", p2 = "_sfdp_pattern_2_half_inference_scalar";
+  const Case cases[] = {
+      {"divided by 2.0", p1, "_sfdp_pattern_1[fn]", "", "", false, 1, 0, 0.5},
+      {"divided by the int 4", p1, "_sfdp_pattern_1[fn]", "(%view_2, 2.0)", "(%view_2, 4)", false, 1, 0, 0.25},
+      {"divided by a tensor", p1, "_sfdp_pattern_1[fn]", "(%view_2, 2.0)", "(%view_2, %args_0)", false, 0, 0, 0},
+      {"divided by 0", p1, "_sfdp_pattern_1[fn]", "(%view_2, 2.0)", "(%view_2, 0)", false, 0, 0, 0},
+      {"times 2.0, float16", p2, "_sfdp_pattern_2[fn]", "", "", false, 1, 0, 2.0},
+      {"times 2.0 on cuda", p2, "_sfdp_pattern_2[fn]", "", "", true, 0, 1, 0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    std::string text = oracle_text(c.graph);
+    if (!c.from.empty()) text.replace(text.find(c.from), c.from.size(), c.to);
+    if (c.to.find("%args_0") != std::string::npos)  // args_0 gains a user
+      text.replace(text.find("%args_0 : [num_users=1]"), 23, "%args_0 : [num_users=2]");
+    Graph g = with_inputs_meta(text, c.graph);
+    if (c.on_cuda)
+      for (const char* a : {"args_0", "args_1", "args_2"}) g[g.find(a)].edit_meta().device = Device{DeviceType::CUDA, 0};
+    RuleStats r = joint_stats(g, c.rule);
+    CHECK(r.matches == c.matches);
+    CHECK(r.unchanged == c.unchanged);
+    CHECK_NOTHROW(verify(g));
+    if (c.matches != 1) continue;
+    const std::vector<NodeId> flash = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
+    REQUIRE(flash.size() == 1);
+    CHECK(*g[flash[0]].kwarg("scale") == Value(c.scale));
   }
 }

@@ -24,6 +24,10 @@ PORTED = {
 # (fuse_attention.py registers each SDPA pattern's training form, then its inference form,
 # for float32 and then for float16).
 PORTED_JOINT_INDEX = {
+    15: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    17: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    71: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    73: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     22: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     25: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     81: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",

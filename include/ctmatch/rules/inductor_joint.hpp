@@ -21,6 +21,9 @@
 //                      of size 1 along dim and no smaller than the full elsewhere  ->
 //                      where(expand(selector, shape) == view(iota(shape[dim])), val, bg), the two
 //                      scalars as scalar_tensors of torch.where's dtype for them
+//   _sfdp_pattern_1, _sfdp_pattern_2  softmax(q @ k^T / s) @ v, softmax(q @ k^T * s) @ v, s a
+//                      number, float32 and float16 inference forms  ->  the CPU flash kernel with
+//                      scale 1 / s, s
 //   _sfdp_pattern_5    softmax(q @ k^T / c + mask) @ v as decomposed, float32 and float16
 //                      inference forms, _sfdp_params_check  ->  getitem(
 //                      _scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask), 0)
@@ -249,6 +252,53 @@ NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> sca
   return make(b, getitem(use(attn), 0));
 }
 
+// _sfdp_pattern_1 and _sfdp_pattern_2: softmax(q @ k^T / s) @ v and softmax(q @ k^T * s) @ v, s a
+// number (_sfdp_extra_check refuses a tensor there), then _sfdp_params_check; replaced on CPU by
+// the flash kernel with scale 1 / s and s.
+/// The scale the replacement is given: 1 / s for a division, s for a product; none for a
+/// tensor, or for a division by zero (Inductor's replacement raises there).
+template <bool Divides>
+std::optional<double> sfdp_scale(const Value& s) {
+  std::optional<double> v;
+  if (const auto* i = s.get_if<std::int64_t>()) v = static_cast<double>(*i);
+  if (const auto* d = s.get_if<double>()) v = *d;
+  if (!v || (Divides && *v == 0)) return std::nullopt;
+  return Divides ? 1.0 / *v : *v;
+}
+template <bool Divides>
+struct sfdp_scaled_check {
+  template <class M>
+  bool operator()(const M& m, const Graph& g) const {
+    return sfdp_scale<Divides>(get<"scale_factor">(m)) && sfdp_params_check<false>{}(m, g);
+  }
+};
+template <bool Divides>
+NodeId sfdp_replace_scaled_cpu(const auto& m, RewriteBuilder& b) {
+  const TensorMeta& q = b.graph()[get<"query">(m)].meta();
+  if (!q.device || q.device->type != DeviceType::CPU) return m.root();
+  NodeId attn = make(b, ops::sdpa_flash_cpu(use(get<"query">(m)), use(get<"key">(m)), use(get<"value">(m)),
+                                            "scale"_kw = *sfdp_scale<Divides>(get<"scale_factor">(m))));
+  return make(b, getitem(use(attn), 0));
+}
+inline constexpr auto sfdp_scores_1 = aten::div.Tensor(sfdp_qk, slot<"scale_factor", Value>);
+inline constexpr auto sfdp_scores_2 = aten::mul.Tensor(sfdp_qk, slot<"scale_factor", Value>);
+inline constexpr auto sfdp_1 = rewrite<"_sfdp_pattern_1[fn]">(
+    extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_1))), sfdp_scaled_check<true>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<true>(m, b); });
+inline constexpr auto sfdp_2 = rewrite<"_sfdp_pattern_2[fn]">(
+    extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_2))), sfdp_scaled_check<false>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
+inline constexpr auto sfdp_1_half = rewrite<"_sfdp_pattern_1[fn]">(
+    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
+                    sfdp_softmax(ops::convert_element_type(sfdp_scores_1, _)), _))),
+                sfdp_scaled_check<true>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<true>(m, b); });
+inline constexpr auto sfdp_2_half = rewrite<"_sfdp_pattern_2[fn]">(
+    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
+                    sfdp_softmax(ops::convert_element_type(sfdp_scores_2, _)), _))),
+                sfdp_scaled_check<false>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
+
 // _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
 // default scale); in half precision the scores go through float32.
 inline constexpr auto sfdp_scores_5 = aten::add.Tensor(aten::div.Tensor(sfdp_qk, _), slot<"attn_mask", Value>);
@@ -329,8 +379,9 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_5, sfdp_7, sfdp_24,
-                  sfdp_5_half, sfdp_7_half, sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_1, sfdp_2, sfdp_5, sfdp_7,
+                  sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_24_half,
+                  inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules
