@@ -30,6 +30,8 @@ PORTED_JOINT_INDEX = {
     73: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     22: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     25: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    31: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    87: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     81: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     78: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     63: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",

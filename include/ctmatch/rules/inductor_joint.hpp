@@ -33,6 +33,8 @@
 //                      float32 and float16 inference forms, _sfdp_params_check  ->  getitem(
 //                      _scaled_dot_product_flash_attention_for_cpu(q', k', v'), 0) of the
 //                      permuted inputs, on CPU (as pattern 5)
+//   _sfdp_pattern_11   pattern 7 without the weights' cast, the scores divided by a number s,
+//                      float32 and float16 inference forms  ->  as pattern 7, scale 1 / s
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -331,10 +333,11 @@ template <class Weights>
 constexpr auto sfdp_times_value_7(Weights w) {
   return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_contiguous_operand(aten::permute("value"_x, _))), _);
 }
-/// Pattern 7's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the search
-/// function does, then the CPU flash kernel's first result; unchanged on other devices.
+/// Patterns 7 and 11's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the search
+/// function does, then the CPU flash kernel's first result (with `scale` where given);
+/// unchanged on other devices.
 template <class M>
-NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b) {
+NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale = std::nullopt) {
   const TensorMeta& q = b.graph()[get<"query">(m)].meta();
   if (!q.device || q.device->type != DeviceType::CPU) return m.root();
   static const OpId permute = decltype(aten::permute)::id();
@@ -342,7 +345,9 @@ NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b) {
     return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
   };
   NodeId pq = permuted(get<"query">(m)), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
-  return make(b, getitem(use(make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv)))), 0));
+  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "scale"_kw = *scale))
+                      : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv)));
+  return make(b, getitem(use(attn), 0));
 }
 inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
     extra_check(single_use(sfdp_times_value_7(
@@ -354,6 +359,22 @@ inline constexpr auto sfdp_7_half = rewrite<"_sfdp_pattern_7[_sfdp_params_check]
                     sfdp_softmax(ops::convert_element_type(aten::div.Tensor(sfdp_qk_7, _), _)), _))),
                 sfdp_params_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
+
+// _sfdp_pattern_11: pattern 7's permuted attention without the weights' cast, the scores divided
+// by a number s (_sfdp_extra_check)  ->  the permuted inputs into the CPU flash kernel with scale
+// 1 / s. In float16 Inductor's order gives pattern 7 its matches first.
+inline constexpr auto sfdp_scores_11 = aten::div.Tensor(sfdp_qk_7, slot<"scale_factor", Value>);
+inline constexpr auto sfdp_11_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_replace_permuted_cpu(m, b, sfdp_scale<true>(get<"scale_factor">(m)));
+};
+inline constexpr auto sfdp_11 = rewrite<"_sfdp_pattern_11[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_11))), sfdp_scaled_check<true>{}),
+    sfdp_11_replace);
+inline constexpr auto sfdp_11_half = rewrite<"_sfdp_pattern_11[fn]">(
+    extra_check(single_use(sfdp_times_value_7(ops::convert_element_type(
+                    sfdp_softmax(ops::convert_element_type(sfdp_scores_11, _)), _))),
+                sfdp_scaled_check<true>{}),
+    sfdp_11_replace);
 
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
 // of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
@@ -380,7 +401,7 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_1, sfdp_2, sfdp_5, sfdp_7,
-                  sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_24_half,
+                  sfdp_11, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_24_half,
                   inductor_misc_detail::randperm_index_add_pattern);
 }
 
