@@ -40,9 +40,10 @@
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
 // Not yet (see the table): the other SDPA patterns and the training forms. Left out: pad_mm's
-// patterns (they decide by timing kernels), randperm_index_pattern (see inductor_misc.hpp). Inductor's trees also fail a node whose positional arity differs from the tree's
-// (an `expand` written with implicit=False); `_` here accepts that. Inductor's node
-// flag for FlexGEMM bodies (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
+// patterns (they decide by timing kernels), randperm_index_pattern (see inductor_misc.hpp).
+// Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
+// written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
+// (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
 #include "../pattern.hpp"
 #include "inductor_misc.hpp"
 #include "inductor_ops.hpp"
