@@ -43,6 +43,42 @@ Graph oracle_graph(const std::string& name) {
   if (fs::exists(json)) return io::read_graph_file(json.string());
   return io::read_graph_file((oracle / "joint" / (name + ".export.fx.txt")).string());
 }
+
+/// The stats of the rule `name` after one sweep of the joint port.
+RuleStats joint_stats(Graph& g, std::string_view name) {
+  RuleStats sum{};
+  for (const RuleStats& r : sweep(g, rules::inductor_joint()).by_name())
+    if (r.name == name) sum.matches += r.matches, sum.unchanged += r.unchanged, sum.failed += r.failed;
+  return sum;
+}
+
+TensorMeta on(std::vector<std::int64_t> shape, Device d, ScalarType t = ScalarType::Float) {
+  TensorMeta m = TensorMeta::of(t, std::vector<Value>(shape.begin(), shape.end()));
+  m.device = d;
+  return m;
+}
+const Device cpu{DeviceType::CPU, -1}, cuda0{DeviceType::CUDA, 0};
+
+/// The FX text of oracle graph `name`.
+std::string oracle_text(const std::string& name) {
+  return io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
+}
+/// FX text (an oracle graph's, edited) with the metadata of the oracle graph `name`'s inputs.
+Graph with_inputs_meta(const std::string& fx, const std::string& name) {
+  const Graph exported = oracle_graph(name);
+  Graph g = io::read_fx_text(fx);
+  for (const Node& n : exported.nodes())
+    if (n.kind() == NodeKind::Placeholder) g[g.find(n.name())].edit_meta() = n.meta();
+  return g;
+}
+
+/// The graph's calls of `op`, in node order.
+std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
+  std::vector<NodeId> out;
+  for (const Node& n : g.nodes())
+    if (n.kind() == NodeKind::CallFunction && op_name(n.op()) == op) out.push_back(n.id());
+  return out;
+}
 }  // namespace
 
 TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle graph") {
@@ -109,28 +145,21 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
   schema::ensure_builtin_schemas();
   const auto set = rules::inductor_joint();
-  auto meta = [](ScalarType d, std::vector<std::int64_t> shape, DeviceType dev) {
-    std::vector<Value> s;
-    for (auto v : shape) s.emplace_back(v);
-    TensorMeta m = TensorMeta::of(d, s);
-    m.device = Device{dev, dev == DeviceType::CUDA ? std::int16_t{0} : std::int16_t{-1}};
-    return m;
-  };
   OpId bmm = intern_op("aten.bmm.default");
-  for (DeviceType dev : {DeviceType::CPU, DeviceType::CUDA}) {
+  for (const Device& dev : {cpu, cuda0}) {
     for (std::int64_t batch : {1, 2}) {
       CAPTURE(batch);
       Graph g;
       NodeId a = g.placeholder("a"), b = g.placeholder("b");
-      g[a].edit_meta() = meta(ScalarType::Float, {batch, 4, 8}, dev);
-      g[b].edit_meta() = meta(ScalarType::Float, {batch, 8, 2}, dev);
+      g[a].edit_meta() = on({batch, 4, 8}, dev);
+      g[b].edit_meta() = on({batch, 8, 2}, dev);
       NodeId m = g.call(bmm, {NodeRef{a}, NodeRef{b}});
-      g[m].edit_meta() = meta(ScalarType::Float, {batch, 4, 2}, dev);
+      g[m].edit_meta() = on({batch, 4, 2}, dev);
       g.output({NodeRef{m}});
       PassStats st = sweep(g, set);
       const RuleStats r = st.by_name().at(2);
       REQUIRE(r.name == "bmm_to_mm");
-      bool fires = dev == DeviceType::CUDA && batch == 1;
+      bool fires = dev.type == DeviceType::CUDA && batch == 1;
       CHECK(r.matches == (fires ? 1u : 0u));
       CHECK(r.unchanged == (fires ? 0u : 1u));
       if (fires) {
@@ -147,7 +176,7 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
   for (bool narrow_first : {true, false}) {
     Graph g;
     NodeId x = g.placeholder("x");
-    g[x].edit_meta() = meta(narrow_first ? ScalarType::Float : ScalarType::Half, {4}, DeviceType::CPU);
+    g[x].edit_meta() = on({4}, cpu, narrow_first ? ScalarType::Float : ScalarType::Half);
     ScalarType d1 = narrow_first ? ScalarType::Half : ScalarType::Float;
     ScalarType d2 = narrow_first ? ScalarType::Float : ScalarType::Half;
     NodeId c1 = g.call(convert, {NodeRef{x}, Value(d1)});
@@ -161,13 +190,13 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
   // fix_iota_device: a cpu iota indexing a cuda tensor moves to cuda
   Graph g;
   NodeId t = g.placeholder("t");
-  g[t].edit_meta() = meta(ScalarType::Float, {8}, DeviceType::CUDA);
+  g[t].edit_meta() = on({8}, cuda0);
   NodeId iota = g.call(intern_op("prims.iota.default"), {Value(8)},
                        {{"start", Value(0)}, {"step", Value(1)}, {"dtype", Value(ScalarType::Long)},
                         {"device", Value(Device{DeviceType::CPU, -1})}, {"requires_grad", Value(false)}});
-  g[iota].edit_meta() = meta(ScalarType::Long, {8}, DeviceType::CPU);
+  g[iota].edit_meta() = on({8}, cpu, ScalarType::Long);
   NodeId idx = g.call(intern_op("aten.index.Tensor"), {NodeRef{t}, Value::list({Value(NodeRef{iota})})});
-  g[idx].edit_meta() = meta(ScalarType::Float, {8}, DeviceType::CUDA);
+  g[idx].edit_meta() = on({8}, cuda0);
   g.output({NodeRef{idx}});
   const RuleStats r = sweep(g, set).by_name().at(0);
   CHECK(r.matches == 1);
@@ -179,13 +208,7 @@ TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype co
 
 TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices) and its CPU-only replacement") {
   schema::ensure_builtin_schemas();
-  const auto set = rules::inductor_joint();
-  auto sdpa5 = [&](Graph& g) {
-    RuleStats sum{};
-    for (const RuleStats& r : sweep(g, set).by_name())
-      if (r.name == "_sfdp_pattern_5[_sfdp_params_check]") sum.matches += r.matches, sum.unchanged += r.unchanged;
-    return sum;
-  };
+  auto sdpa5 = [](Graph& g) { return joint_stats(g, "_sfdp_pattern_5[_sfdp_params_check]"); };
   auto input = [](Graph& g, const char* name) { return g.find(name); };
   struct Case {
     const char* what;
@@ -225,44 +248,6 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
   for (const Node& n : g.nodes()) casts += n.op() == intern_op("prims.convert_element_type.default");
   CHECK(casts == 1);
 }
-
-namespace {
-/// The stats of the rule `name` after one sweep of the joint port.
-RuleStats joint_stats(Graph& g, std::string_view name) {
-  RuleStats sum{};
-  for (const RuleStats& r : sweep(g, rules::inductor_joint()).by_name())
-    if (r.name == name) sum.matches += r.matches, sum.unchanged += r.unchanged, sum.failed += r.failed;
-  return sum;
-}
-
-TensorMeta on(std::vector<std::int64_t> shape, Device d, ScalarType t = ScalarType::Float) {
-  TensorMeta m = TensorMeta::of(t, std::vector<Value>(shape.begin(), shape.end()));
-  m.device = d;
-  return m;
-}
-const Device cpu{DeviceType::CPU, -1}, cuda0{DeviceType::CUDA, 0};
-
-/// The FX text of oracle graph `name`.
-std::string oracle_text(const std::string& name) {
-  return io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
-}
-/// FX text (an oracle graph's, edited) with the metadata of the oracle graph `name`'s inputs.
-Graph with_inputs_meta(const std::string& fx, const std::string& name) {
-  const Graph exported = oracle_graph(name);
-  Graph g = io::read_fx_text(fx);
-  for (const Node& n : exported.nodes())
-    if (n.kind() == NodeKind::Placeholder) g[g.find(n.name())].edit_meta() = n.meta();
-  return g;
-}
-
-/// The graph's calls of `op`, in node order.
-std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
-  std::vector<NodeId> out;
-  for (const Node& n : g.nodes())
-    if (n.kind() == NodeKind::CallFunction && op_name(n.op()) == op) out.push_back(n.id());
-  return out;
-}
-}  // namespace
 
 TEST_CASE("inductor_joint: scatter_upon_const_tensor's check (selector sizes, dim, metadata) and its scalars' dtype") {
   schema::ensure_builtin_schemas();

@@ -136,8 +136,9 @@ inline bool scatter_selects_one(const Graph& g, const Value& shape, std::int64_t
 /// either is a float, else int64 when either is an int, else bool.
 inline std::optional<ScalarType> where_of_scalars(const Value& a, const Value& b) {
   auto rank = [](const Value& v) { return v.get_if<double>() ? 2 : v.get_if<std::int64_t>() ? 1 : v.get_if<bool>() ? 0 : -1; };
-  int r = std::max(rank(a), rank(b));
-  if (rank(a) < 0 || rank(b) < 0) return std::nullopt;
+  const int ra = rank(a), rb = rank(b);
+  if (ra < 0 || rb < 0) return std::nullopt;
+  const int r = std::max(ra, rb);
   return r == 2 ? ScalarType::Float : r == 1 ? ScalarType::Long : ScalarType::Bool;
 }
 
@@ -206,6 +207,12 @@ constexpr auto sfdp_softmax(Scores scores) {
       aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum));
 }
 
+/// The same in a float16 form: the scores cast to float32 first, the weights cast back after.
+template <class Scores>
+constexpr auto sfdp_softmax_via_float32(Scores scores) {
+  return ops::convert_element_type(sfdp_softmax(ops::convert_element_type(scores, _)), _);
+}
+
 /// q @ k^T as decomposed: view(bmm(view(expand(q)), view(expand(permute(k)))))
 inline constexpr auto sfdp_qk = aten::view(
     aten::bmm(aten::view(aten::expand("query"_x, _), _), aten::view(aten::expand(aten::permute("key"_x, _), _), _)), _);
@@ -237,6 +244,19 @@ struct sfdp_params_check {
   }
 };
 
+/// Whether the query lies on the CPU: Inductor's traced replacement, the CPU flash kernel, is
+/// known there only (its kernel choice elsewhere is not covered by the oracle).
+inline bool sfdp_on_cpu(const Graph& g, NodeId query) {
+  const std::optional<Device>& d = g[query].meta().device;
+  return d && d->type == DeviceType::CPU;
+}
+/// getitem(_scaled_dot_product_flash_attention_for_cpu(q, k, v[, scale=]), 0), without a mask.
+inline NodeId sfdp_flash_cpu(RewriteBuilder& b, NodeId q, NodeId k, NodeId v, std::optional<double> scale) {
+  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = *scale))
+                      : make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v)));
+  return make(b, getitem(use(attn), 0));
+}
+
 /// The replacement Inductor traces from _scaled_dot_product_attention on a CPU graph: the
 /// flash kernel for CPU and its first result; the mask cast to the query's dtype first where it
 /// differs (`attn_mask.to(dtype=query.dtype)`). On other devices Inductor's trace picks a kernel
@@ -245,7 +265,7 @@ template <class M>
 NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
-  if (!g[q].meta().device || g[q].meta().device->type != DeviceType::CPU || !g[q].meta().dtype) return m.root();
+  if (!sfdp_on_cpu(g, q) || !g[q].meta().dtype) return m.root();
   NodeId mask = get<"attn_mask">(m).node();
   if (g[mask].meta().dtype != g[q].meta().dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta().dtype));
   NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
@@ -277,11 +297,8 @@ struct sfdp_scaled_check {
 };
 template <bool Divides>
 NodeId sfdp_replace_scaled_cpu(const auto& m, RewriteBuilder& b) {
-  const TensorMeta& q = b.graph()[get<"query">(m)].meta();
-  if (!q.device || q.device->type != DeviceType::CPU) return m.root();
-  NodeId attn = make(b, ops::sdpa_flash_cpu(use(get<"query">(m)), use(get<"key">(m)), use(get<"value">(m)),
-                                            "scale"_kw = *sfdp_scale<Divides>(get<"scale_factor">(m))));
-  return make(b, getitem(use(attn), 0));
+  if (!sfdp_on_cpu(b.graph(), get<"query">(m))) return m.root();
+  return sfdp_flash_cpu(b, get<"query">(m), get<"key">(m), get<"value">(m), sfdp_scale<Divides>(get<"scale_factor">(m)));
 }
 inline constexpr auto sfdp_scores_1 = aten::div.Tensor(sfdp_qk, slot<"scale_factor", Value>);
 inline constexpr auto sfdp_scores_2 = aten::mul.Tensor(sfdp_qk, slot<"scale_factor", Value>);
@@ -292,14 +309,10 @@ inline constexpr auto sfdp_2 = rewrite<"_sfdp_pattern_2[fn]">(
     extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_2))), sfdp_scaled_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
 inline constexpr auto sfdp_1_half = rewrite<"_sfdp_pattern_1[fn]">(
-    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
-                    sfdp_softmax(ops::convert_element_type(sfdp_scores_1, _)), _))),
-                sfdp_scaled_check<true>{}),
+    extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_1))), sfdp_scaled_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<true>(m, b); });
 inline constexpr auto sfdp_2_half = rewrite<"_sfdp_pattern_2[fn]">(
-    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
-                    sfdp_softmax(ops::convert_element_type(sfdp_scores_2, _)), _))),
-                sfdp_scaled_check<false>{}),
+    extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_2))), sfdp_scaled_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
 
 // _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
@@ -309,9 +322,7 @@ inline constexpr auto sfdp_5 = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
     extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_5))), sfdp_params_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
 inline constexpr auto sfdp_5_half = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
-    extra_check(single_use(sfdp_times_value(ops::convert_element_type(
-                    sfdp_softmax(ops::convert_element_type(sfdp_scores_5, _)), _))),
-                sfdp_params_check<true>{}),
+    extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_5))), sfdp_params_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
 
 // _sfdp_pattern_7: softmax(q' @ k'^T / c) @ v' with q', k', v' the inputs permuted (0, 2, 1, 3),
@@ -339,16 +350,13 @@ constexpr auto sfdp_times_value_7(Weights w) {
 /// unchanged on other devices.
 template <class M>
 NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale = std::nullopt) {
-  const TensorMeta& q = b.graph()[get<"query">(m)].meta();
-  if (!q.device || q.device->type != DeviceType::CPU) return m.root();
+  if (!sfdp_on_cpu(b.graph(), get<"query">(m))) return m.root();
   static const OpId permute = decltype(aten::permute)::id();
   auto permuted = [&](NodeId x) {
     return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
   };
   NodeId pq = permuted(get<"query">(m)), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
-  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "scale"_kw = *scale))
-                      : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv)));
-  return make(b, getitem(use(attn), 0));
+  return sfdp_flash_cpu(b, pq, pk, pv, scale);
 }
 inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
     extra_check(single_use(sfdp_times_value_7(
@@ -356,8 +364,7 @@ inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
                 sfdp_params_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
 inline constexpr auto sfdp_7_half = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
-    extra_check(single_use(sfdp_times_value_7(ops::convert_element_type(
-                    sfdp_softmax(ops::convert_element_type(aten::div.Tensor(sfdp_qk_7, _), _)), _))),
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(aten::div.Tensor(sfdp_qk_7, _)))),
                 sfdp_params_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
 
@@ -372,9 +379,7 @@ inline constexpr auto sfdp_11 = rewrite<"_sfdp_pattern_11[fn]">(
     extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_11))), sfdp_scaled_check<true>{}),
     sfdp_11_replace);
 inline constexpr auto sfdp_11_half = rewrite<"_sfdp_pattern_11[fn]">(
-    extra_check(single_use(sfdp_times_value_7(ops::convert_element_type(
-                    sfdp_softmax(ops::convert_element_type(sfdp_scores_11, _)), _))),
-                sfdp_scaled_check<true>{}),
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_11))), sfdp_scaled_check<true>{}),
     sfdp_11_replace);
 
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place

@@ -50,9 +50,8 @@ inline bool randperm_index_add_check(const Graph& g, NodeId perm, NodeId slice, 
          s.args()[2] == Value(0) && s.args()[3] == Value(*taken);
 }
 
-// Inductor's trees fail a node whose positional arity differs from theirs, and compare the
-// constant pin_memory=False with the node's (None where it is not written).
-inline constexpr auto four_positional = [](const Node& n) { return n.args().size() == 4; };
+// Inductor's trees fail a node whose positional arity differs from theirs (ops::positional_args),
+// and compare the constant pin_memory=False with the node's (None where it is not written).
 inline constexpr auto unpinned = [](const Node& n) {
   const Value* pin = n.kwarg("pin_memory");
   return n.args().size() == 1 && pin && *pin == Value(false);
@@ -62,10 +61,10 @@ inline constexpr auto randperm_index_add_pattern = rewrite<"randperm_index_add_p
     extra_check(
         multi(aten::slice.Tensor(ops::randperm(_).named<"perm">().users<1>().where(unpinned), _, _, _)
                   .named<"index">()
-                  .where(four_positional),
+                  .where(ops::positional_args<4>),
               ops::index_put("x"_x, list("index"_x), "y"_x, slot<"accumulate", bool>)
                   .named<"put">()
-                  .where(four_positional)),
+                  .where(ops::positional_args<4>)),
         [](const auto& m, const Graph& g) {
           return get<"accumulate">(m) &&
                  randperm_index_add_check(g, get<"perm">(m), get<"index">(m), get<"x">(m), get<"y">(m));

@@ -1,6 +1,9 @@
 #pragma once
 // The ops Inductor's pattern passes use that aten.hpp does not declare, for the ports
 // (inductor_joint.hpp, inductor_post_grad.hpp).
+#include <cstddef>
+
+#include "../graph/node.hpp"
 #include "../pattern/op.hpp"
 
 namespace ctmatch::rules {
@@ -26,6 +29,12 @@ inline constexpr auto randperm = op<
 inline constexpr auto index_put =
     op<"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor">;
 inline constexpr auto unsafe_index = op<"aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor">;
+
+/// The node writes exactly `N` positional arguments: Inductor's trees fail a node whose
+/// positional arity differs from theirs (`amax(x, [1])` is not the partial reduction
+/// `amax(input, reduced_dims, keepdim)`).
+template <std::size_t N>
+inline constexpr auto positional_args = [](const Node& n) { return n.args().size() == N; };
 }  // namespace inductor_ops
 
 }  // namespace ctmatch::rules

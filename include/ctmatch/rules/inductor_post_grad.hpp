@@ -42,12 +42,6 @@ namespace inductor_post_grad_detail {
 using namespace ctmatch::dsl;
 namespace ops = inductor_ops;
 
-/// The node writes exactly `N` positional arguments: Inductor's trees fail a node whose
-/// positional arity differs from theirs (`amax(x, [1])` is not the partial reduction
-/// `amax(input, reduced_dims, keepdim)`).
-template <std::size_t N>
-inline constexpr auto positional_args = [](const Node& n) { return n.args().size() == N; };
-
 /// Inductor's is_view: an overload with an alias annotation on an argument (`Tensor(a)`).
 inline bool is_view(OpId op) {
   const schema::FunctionSchema* s = schema::find_schema(op);
@@ -228,8 +222,8 @@ template <class PartialOp, class FullOp>
 constexpr auto reuse_partial_pattern(PartialOp partial_op, FullOp full_op) {
   return multi(partial_op("input"_x, slot<"reduced_dims", Value>, slot<"keepdim", Value>)
                    .template named<"partial">()
-                   .where(positional_args<3>),
-               full_op("input"_x).template named<"full">().where(positional_args<1>));
+                   .where(ops::positional_args<3>),
+               full_op("input"_x).template named<"full">().where(ops::positional_args<1>));
 }
 inline constexpr auto reuse_partial_amax =
     rewrite<"reuse_partial">(reuse_partial_pattern(ops::amax, ops::amax), reuse_partial_replace);
