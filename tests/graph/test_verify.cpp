@@ -11,6 +11,9 @@ namespace ctmatch {
 struct GraphSurgery {
   static Node::Users& users(Graph& g, NodeId id) { return g.nodes_[id].users_; }
   static std::vector<OpId>& ops(Graph& g) { return g.call_ops_; }
+  static std::string& name(Graph& g, NodeId id) { return g.nodes_[id].name_; }
+  static NameIndex& names(Graph& g) { return g.names_; }
+  static auto& slots(Graph& g) { return g.names_.slots_; }
 };
 }  // namespace ctmatch
 
@@ -95,4 +98,37 @@ TEST_CASE("a stale op array is found, at a live node and at an erased one") {
   REQUIRE(failure(d.g).empty());
   GraphSurgery::ops(d.g)[dead] = relu();
   CHECK(failure(d.g).find("the op array is stale at " + d.g[dead].name()) != std::string::npos);
+}
+
+TEST_CASE("the name table: a missing entry, a renamed node, a duplicate name, an entry out of reach") {
+  auto live = [](const Graph& g) { return [&g](NodeId id) { return id < g.id_bound() && g[id].alive(); }; };
+  Chain c;
+  REQUIRE(GraphSurgery::names(c.g).erase("a", c.a));
+  CHECK(failure(c.g).find("the name table holds 3 live entries for 4 nodes") != std::string::npos);
+
+  Chain d;
+  GraphSurgery::name(d.g, d.a) = "z";  // the table still lists it as `a`
+  CHECK(failure(d.g).find("the name table does not list every node under its name") != std::string::npos);
+
+  Chain e;
+  REQUIRE(GraphSurgery::names(e.g).erase("b", e.b));
+  GraphSurgery::name(e.g, e.b) = "a";
+  GraphSurgery::names(e.g).insert("a", e.b, live(e.g));
+  CHECK(failure(e.g).find("two live nodes are called a") != std::string::npos);
+
+  // Move an entry from its home slot to the empty slot after it: a probe from its home then
+  // stops at once, at the emptied home.
+  Chain f;
+  auto& slots = GraphSurgery::slots(f.g);
+  const std::size_t mask = slots.size() - 1;
+  NodeId moved = no_node;
+  for (std::size_t i = 0; i <= mask && moved == no_node; ++i)
+    if (slots[i].id != no_node && (slots[i].hash & mask) == i && slots[(i + 1) & mask].id == no_node) {
+      moved = slots[i].id;
+      slots[(i + 1) & mask] = slots[i];
+      slots[i] = {};
+    }
+  REQUIRE(moved != no_node);
+  CHECK(failure(f.g).find("the name table's entry of node " + std::to_string(moved) + " cannot be reached from its slot") !=
+        std::string::npos);
 }

@@ -7,8 +7,10 @@
 // is copied. Erasing a node does not touch it: lookups skip entries of nodes that are no
 // longer live, and the next rehash drops them (a rewrite erases several nodes; each would
 // otherwise cost a hash and a probe). Exact removal shifts the following entries back.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -99,6 +101,56 @@ class NameIndex {
     if (!slots_.empty()) __builtin_prefetch(&slots_[tag(name_hash(name)) & mask()], 1);
   }
 
+  /// What check() expects the live nodes' entries to sum to: the sum of entry_fingerprint
+  /// over every live node.
+  static std::uint64_t entry_fingerprint(std::string_view name, NodeId id) {
+    return mix((std::uint64_t{tag(name_hash(name))} << 32) | id);
+  }
+
+  /// The verifier's check of the table: that every live node can be found under its name and
+  /// that no two live nodes share a name. `nodes` live nodes whose entry_fingerprints sum to
+  /// `fingerprint`; live(id) tells whether `id` is one of them (without touching the node,
+  /// e.g. a bitmap), name_of(id) its name. Returns what is wrong, or "".
+  /// Looking each node's name up would probe the table at random: a cache miss per node past
+  /// some 100k nodes. This walks the slots in order instead: every live entry must be reachable
+  /// from its home slot (no empty slot in between), the live entries must be as many as the
+  /// nodes and carry the same fingerprint (the multiset {(hash of name, id)}, summed through a
+  /// 64-bit mix: a wrong, missing or extra entry changes it but with odds of 2^-64), and two
+  /// entries of one name lie in one probe run, where equal hashes are compared by name.
+  template <class Live, class NameOf>
+  std::string check(std::size_t nodes, std::uint64_t fingerprint, const Live& live, const NameOf& name_of) const {
+    if (slots_.empty()) return nodes == 0 ? std::string() : "the name table is empty";
+    const std::size_t n = slots_.size();
+    std::size_t start = 0;  // an empty slot: no probe run wraps past the walk's start
+    while (start < n && slots_[start].id != no_node) ++start;
+    if (start == n) return "the name table has no empty slot";
+    std::size_t found = 0;
+    std::uint64_t sum = 0;
+    std::size_t run_begin = 1;  // walk position of the current probe run's first slot
+    std::vector<Slot> run;      // its live entries
+    std::string problem;
+    for (std::size_t k = 1; k <= n && problem.empty(); ++k) {
+      const Slot& s = slots_[(start + k) & mask()];
+      if (s.id == no_node) {
+        problem = same_names(run, name_of);
+        run.clear();
+        run_begin = k + 1;
+        continue;
+      }
+      if ((((start + k) - (s.hash & mask())) & mask()) > k - run_begin)
+        return "the name table's entry of node " + std::to_string(s.id) + " cannot be reached from its slot";
+      if (!live(s.id)) continue;  // an erased node's entry, dropped at the next rehash
+      ++found;
+      sum += mix((std::uint64_t{s.hash} << 32) | s.id);
+      run.push_back(s);
+    }
+    if (!problem.empty()) return problem;
+    if (found != nodes)
+      return "the name table holds " + std::to_string(found) + " live entries for " + std::to_string(nodes) + " nodes";
+    if (sum != fingerprint) return "the name table does not list every node under its name";
+    return {};
+  }
+
   /// Makes room for `n` names without rehashing.
   void reserve(std::size_t n) {
     std::size_t want = 16;
@@ -119,6 +171,21 @@ class NameIndex {
   static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h); }
   std::size_t mask() const { return slots_.size() - 1; }
 
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
+  /// Two live entries of one probe run with the same name, as check()'s message, or "".
+  template <class NameOf>
+  static std::string same_names(std::vector<Slot>& run, const NameOf& name_of) {
+    std::sort(run.begin(), run.end(), [](const Slot& a, const Slot& b) { return a.hash < b.hash; });
+    for (std::size_t i = 0; i < run.size(); ++i)
+      for (std::size_t j = i + 1; j < run.size() && run[j].hash == run[i].hash; ++j)
+        if (name_of(run[i].id) == name_of(run[j].id))
+          return "two live nodes are called " + std::string(name_of(run[i].id));
+    return {};
+  }
   template <class NameOf, class Live>
   NodeId find_hashed(std::string_view name, std::uint32_t h, const NameOf& name_of, const Live& live) const {
     if (slots_.empty()) return no_node;
@@ -157,6 +224,7 @@ class NameIndex {
       }
   }
 
+  friend struct GraphSurgery;  // tests of the verifier break invariants with it (not defined here)
   std::vector<Slot> slots_;
   std::size_t count_ = 0;
 };

@@ -38,26 +38,20 @@ inline void verify(const Graph& g) {
   NodeId prev = no_node;
   bool seen_output = false;
   std::size_t mutating = 0;
-  // The name check probes the name index at a random slot; in a graph past the caches the
-  // probe of the node `lookahead` places further on is asked for first (see Graph::prefetch_name).
-  constexpr int lookahead = 8;
-  const bool prefetch = g.outgrows_cache();
-  NodeId ahead = g.first();
-  for (int i = 0; prefetch && i < lookahead && ahead != no_node && ahead < bound; ++i) ahead = g.next(ahead);
+  // The name index is checked after the walk, in one pass over its slots (NameIndex::check):
+  // the walk marks the listed nodes and sums their entries' fingerprints.
+  std::vector<bool> listed(bound);
+  std::uint64_t names_fingerprint = 0;
   for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
     if (++count > bound) fail("the node list has a cycle");
-    if (prefetch && ahead != no_node && ahead < bound) {
-      g.prefetch_name(g[ahead].name());
-      ahead = g.next(ahead);
-    }
     const Node& n = g[id];
     if (!n.alive()) fail("erased node " + n.name() + " is still listed");
     if (n.id() != id) fail("node " + n.name() + " has the wrong id");
     if (g.prev(id) != prev) fail("broken back link at " + n.name());
     if (prev != no_node && !g.comes_before(prev, id)) fail("order keys out of sequence at " + n.name());
     if (prev != no_node && g.ids_in_order() && prev > id) fail("ids out of node order at " + n.name());
-    // Two live nodes of one name cannot both be what the name table leads to.
-    if (g.find(n.name()) != id) fail("name table does not lead to " + n.name() + " (a duplicate name?)");
+    listed[id] = true;
+    names_fingerprint += NameIndex::entry_fingerprint(n.name(), id);
     if (!is_node_name(n.name())) fail("node " + quoted_name(n.name()) + " has a name that is not a node name");
     if (seen_output) fail("node " + n.name() + " comes after the output node");
     if (n.kind() == NodeKind::Output) seen_output = true;
@@ -106,6 +100,8 @@ inline void verify(const Graph& g) {
   }
   if (prev != g.last()) fail("the tail does not end the node list");
   if (count != g.size()) fail("live node count is " + std::to_string(g.size()) + ", listed " + std::to_string(count));
+  std::string names = g.check_name_index(count, names_fingerprint, [&](NodeId id) { return id < bound && listed[id]; });
+  if (!names.empty()) fail(names);
   if (mutating != g.num_mutating())
     fail("mutating node count is " + std::to_string(g.num_mutating()) + ", listed " + std::to_string(mutating));
   // The op array: right at every live node (above); no_op at every other id, which only needs
