@@ -111,9 +111,9 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     ++graphs;
   }
   CHECK(graphs >= 170);  // gpt2, bert, llama and resnet18 among them
-  // SDPA patterns 14 and 15 in both dtypes (not ported) fire on their modules with the scale a
-  // constant (the graphs named *_scalar)
-  CHECK(skipped <= 4);
+  // SDPA pattern 15 in both dtypes (not ported) fires on its modules with the scale a constant
+  // (the graphs named *_scalar)
+  CHECK(skipped <= 2);
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
 
@@ -138,8 +138,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
   }
   // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
   // on the half-precision SDPA-11 module (each with its scale an input and a constant), SDPA-1 and
-  // SDPA-2 in f32 and f16, SDPA-11 in f32, the two scatter one-hots, randperm_index_add_pair
-  CHECK(compared >= 20);
+  // SDPA-2 in f32 and f16, SDPA-11 in f32, SDPA-14 in f32 and f16, the two scatter one-hots,
+  // randperm_index_add_pair
+  CHECK(compared >= 22);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -442,5 +443,46 @@ TEST_CASE("inductor_joint: SDPA patterns 1 and 2 take a number for the scale, an
     const std::vector<NodeId> flash = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
     REQUIRE(flash.size() == 1);
     CHECK(*g[flash[0]].kwarg("scale") == Value(c.scale));
+  }
+}
+
+TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask checked and cast, CPU only") {
+  schema::ensure_builtin_schemas();
+  auto sdpa14 = [](Graph& g) { return joint_stats(g, "_sfdp_pattern_14[fn]"); };
+  const OpId flash = intern_op("aten._scaled_dot_product_flash_attention_for_cpu.default");
+  const OpId convert = intern_op("prims.convert_element_type.default");
+  {
+    // The scale a tensor input (the module as first exported): _sfdp_extra_check refuses it.
+    Graph g = oracle_graph("_sfdp_pattern_14_inference");
+    CHECK(sdpa14(g).matches == 0);
+  }
+  {
+    // A bool mask: accepted, and cast to the query's dtype after the permutes.
+    Graph g = oracle_graph("_sfdp_pattern_14_inference_scalar");
+    g[g.find("args_3")].edit_meta().dtype = ScalarType::Bool;
+    REQUIRE(sdpa14(g).matches == 1);
+    const std::vector<NodeId> kernels = calls_of(g, op_name(flash)), casts = calls_of(g, op_name(convert));
+    REQUIRE(kernels.size() == 1);
+    REQUIRE(casts.size() == 1);
+    CHECK(g[kernels[0]].kwarg("attn_mask")->node() == casts[0]);
+    CHECK(*g[casts[0]].args()[1].get_if<ScalarType>() == ScalarType::Float);
+    CHECK(*g[kernels[0]].kwarg("scale") == Value(0.5));
+    CHECK_NOTHROW(verify(g));
+  }
+  {
+    // An int64 mask: refused, as by _sfdp_params_check.
+    Graph g = oracle_graph("_sfdp_pattern_14_inference_scalar");
+    g[g.find("args_3")].edit_meta().dtype = ScalarType::Long;
+    CHECK(sdpa14(g).matches == 0);
+  }
+  {
+    // On cuda: looked at and left unchanged.
+    Graph g = oracle_graph("_sfdp_pattern_14_half_inference_scalar");
+    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
+    const std::size_t before = g.size();
+    const RuleStats r = sdpa14(g);
+    CHECK(r.matches == 0);
+    CHECK(r.unchanged == 1);
+    CHECK(g.size() == before);
   }
 }

@@ -36,6 +36,8 @@ PORTED_JOINT_INDEX = {
     78: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     63: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     119: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    35: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    91: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
 }
 
 

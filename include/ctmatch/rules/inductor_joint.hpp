@@ -35,6 +35,8 @@
 //                      permuted inputs, on CPU (as pattern 5)
 //   _sfdp_pattern_11   pattern 7 without the weights' cast, the scores divided by a number s,
 //                      float32 and float16 inference forms  ->  as pattern 7, scale 1 / s
+//   _sfdp_pattern_14   pattern 11 plus an additive mask, float32 and float16 inference forms  ->
+//                      as pattern 11, with the mask (cast to the query's dtype where it differs)
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -288,11 +290,11 @@ std::optional<double> sfdp_scale(const Value& s) {
   if (!v || (Divides && *v == 0)) return std::nullopt;
   return Divides ? 1.0 / *v : *v;
 }
-template <bool Divides>
+template <bool Divides, bool Mask = false>
 struct sfdp_scaled_check {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    return sfdp_scale<Divides>(get<"scale_factor">(m)) && sfdp_params_check<false>{}(m, g);
+    return sfdp_scale<Divides>(get<"scale_factor">(m)) && sfdp_params_check<Mask>{}(m, g);
   }
 };
 template <bool Divides>
@@ -345,18 +347,29 @@ template <class Weights>
 constexpr auto sfdp_times_value_7(Weights w) {
   return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_contiguous_operand(aten::permute("value"_x, _))), _);
 }
-/// Patterns 7 and 11's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the search
-/// function does, then the CPU flash kernel's first result (with `scale` where given);
+/// Patterns 7, 11 and 14's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the
+/// search function does, then the CPU flash kernel's first result (with `scale` where given;
+/// with the mask, cast to the query's dtype where it differs, where the pattern has one);
 /// unchanged on other devices.
-template <class M>
+template <bool Mask = false, class M>
 NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale = std::nullopt) {
-  if (!sfdp_on_cpu(b.graph(), get<"query">(m))) return m.root();
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m);
+  if (!sfdp_on_cpu(g, q)) return m.root();
   static const OpId permute = decltype(aten::permute)::id();
   auto permuted = [&](NodeId x) {
     return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
   };
-  NodeId pq = permuted(get<"query">(m)), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
-  return sfdp_flash_cpu(b, pq, pk, pv, scale);
+  NodeId pq = permuted(q), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
+  if constexpr (!Mask) {
+    return sfdp_flash_cpu(b, pq, pk, pv, scale);
+  } else {
+    NodeId mask = get<"attn_mask">(m).node();
+    if (g[mask].meta().dtype != g[q].meta().dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta().dtype));
+    NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask), "scale"_kw = *scale))
+                        : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask)));
+    return make(b, getitem(use(attn), 0));
+  }
 }
 inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
     extra_check(single_use(sfdp_times_value_7(
@@ -381,6 +394,20 @@ inline constexpr auto sfdp_11 = rewrite<"_sfdp_pattern_11[fn]">(
 inline constexpr auto sfdp_11_half = rewrite<"_sfdp_pattern_11[fn]">(
     extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_11))), sfdp_scaled_check<true>{}),
     sfdp_11_replace);
+
+// _sfdp_pattern_14 (BertLarge): pattern 11 with an additive mask, softmax(permuted q @ permuted
+// k^T / s + mask) @ permuted v, s a number  ->  the permuted inputs and the mask (cast to the
+// query's dtype) into the CPU flash kernel with scale 1 / s.
+inline constexpr auto sfdp_scores_14 = aten::add.Tensor(sfdp_scores_11, slot<"attn_mask", Value>);
+inline constexpr auto sfdp_14_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_replace_permuted_cpu<true>(m, b, sfdp_scale<true>(get<"scale_factor">(m)));
+};
+inline constexpr auto sfdp_14 = rewrite<"_sfdp_pattern_14[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_14))), sfdp_scaled_check<true, true>{}),
+    sfdp_14_replace);
+inline constexpr auto sfdp_14_half = rewrite<"_sfdp_pattern_14[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_14))), sfdp_scaled_check<true, true>{}),
+    sfdp_14_replace);
 
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
 // of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
@@ -407,8 +434,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_1, sfdp_2, sfdp_5, sfdp_7,
-                  sfdp_11, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_24_half,
-                  inductor_misc_detail::randperm_index_add_pattern);
+                  sfdp_11, sfdp_14, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_14_half,
+                  sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules
