@@ -111,9 +111,8 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     ++graphs;
   }
   CHECK(graphs >= 170);  // gpt2, bert, llama and resnet18 among them
-  // SDPA pattern 15 in both dtypes (not ported) fires on its modules with the scale a constant
-  // (the graphs named *_scalar)
-  CHECK(skipped <= 2);
+  // every entry that fires on an oracle graph is ported
+  CHECK(skipped == 0);
   CHECK(counted >= 200);  // bmm_to_mm on most SDPA graphs, pointless_convert on two, SDPA 5 on two
 }
 
@@ -138,9 +137,9 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
   }
   // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
   // on the half-precision SDPA-11 module (each with its scale an input and a constant), SDPA-1 and
-  // SDPA-2 in f32 and f16, SDPA-11 in f32, SDPA-14 in f32 and f16, the two scatter one-hots,
-  // randperm_index_add_pair
-  CHECK(compared >= 22);
+  // SDPA-2 in f32 and f16, SDPA-11 in f32, SDPA-14 and SDPA-15 in f32 and f16, the two scatter
+  // one-hots, randperm_index_add_pair
+  CHECK(compared >= 24);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -481,6 +480,57 @@ TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask che
     for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
     const std::size_t before = g.size();
     const RuleStats r = sdpa14(g);
+    CHECK(r.matches == 0);
+    CHECK(r.unchanged == 1);
+    CHECK(g.size() == before);
+  }
+}
+
+TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and the view's shape are part of the pattern") {
+  schema::ensure_builtin_schemas();
+  auto sdpa15 = [](Graph& g) { return joint_stats(g, "_sfdp_pattern_15[fn]"); };
+  const std::string name = "_sfdp_pattern_15_inference_scalar", text = oracle_text(name);
+  auto edited = [&](std::string_view from, std::string_view to) {
+    std::string fx = text;
+    const std::size_t at = fx.find(from);
+    REQUIRE(at != std::string::npos);
+    fx.replace(at, from.size(), to);
+    return with_inputs_meta(fx, name);
+  };
+  {
+    // As exported: the kernel gets where(mask == 1, 0, -inf) of the query's dtype, scale 1 / 2.
+    Graph g = oracle_graph(name);
+    REQUIRE(sdpa15(g).matches == 1);
+    const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
+    REQUIRE(kernels.size() == 1);
+    const Node& mask = g[g[kernels[0]].kwarg("attn_mask")->node()];
+    CHECK(op_name(mask.op()) == "aten.where.self");
+    CHECK(*g[kernels[0]].kwarg("scale") == Value(0.5));
+    CHECK_NOTHROW(verify(g));
+  }
+  {
+    Graph g = edited("(%args_3, 0)", "(%args_3, 0)");  // the FX text with the inputs' metadata
+    CHECK(sdpa15(g).matches == 1);
+  }
+  // Inductor's serialized tree would take these too, and rewrite them wrongly.
+  {
+    Graph g = edited("(%args_3, 0)", "(%args_3, 2)");  // mask == 2
+    CHECK(sdpa15(g).matches == 0);
+  }
+  {
+    Graph g = edited("([], -inf)", "([], -10000.0)");  // a finite fill
+    CHECK(sdpa15(g).matches == 0);
+  }
+  {
+    Graph g = edited("(%eq, [2, 1, 1, 4])", "(%eq, [1, 2, 1, 4])");  // not (bs, 1, 1, k_len)
+    CHECK(sdpa15(g).matches == 0);
+  }
+  {
+    // On cuda: looked at and left unchanged.
+    Graph g = oracle_graph(name);
+    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
+    const std::size_t before = g.size();
+    const RuleStats r = sdpa15(g);
     CHECK(r.matches == 0);
     CHECK(r.unchanged == 1);
     CHECK(g.size() == before);

@@ -38,6 +38,8 @@ PORTED_JOINT_INDEX = {
     119: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     35: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     91: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    37: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    93: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
 }
 
 

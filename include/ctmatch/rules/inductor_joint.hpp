@@ -37,6 +37,9 @@
 //                      float32 and float16 inference forms  ->  as pattern 7, scale 1 / s
 //   _sfdp_pattern_14   pattern 11 plus an additive mask, float32 and float16 inference forms  ->
 //                      as pattern 11, with the mask (cast to the query's dtype where it differs)
+//   _sfdp_pattern_15   pattern 11 with masked_fill(s, mask == 0 viewed (bs, 1, 1, k_len), -inf),
+//                      float32 and float16 inference forms  ->  the permuted inputs and
+//                      where(mask == 1, 0, -inf) into the CPU flash kernel, scale 1 / s
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -46,6 +49,10 @@
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
 // (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
+#include <array>
+#include <cmath>
+#include <limits>
+
 #include "../pattern.hpp"
 #include "inductor_misc.hpp"
 #include "inductor_ops.hpp"
@@ -409,6 +416,71 @@ inline constexpr auto sfdp_14_half = rewrite<"_sfdp_pattern_14[fn]">(
     extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_14))), sfdp_scaled_check<true, true>{}),
     sfdp_14_replace);
 
+// _sfdp_pattern_15 (DistilBert): pattern 11's scores masked, masked_fill(s, mask_view == 0, -inf)
+// as decomposed: where(expand(view(mask == 0, (bs, 1, 1, k_len))), full((), -inf), s). Inductor's
+// serialized tree takes any number for the 0 and the -inf; here they are part of the pattern,
+// and the view's shape must be (bs, 1, 1, k_len) of the query and key, since the replacement
+// rebuilds it from them. Replacement: the mask compared with 1, viewed and expanded to
+// (bs, n_head, q_len, k_len), then as the CPU flash kernel takes a bool mask: where(m, 0, -inf)
+// in the query's dtype, and the permuted inputs with scale 1 / s. Shapes must be known numbers.
+inline constexpr auto sfdp_mask_zero = slot<"sfdp_mask_zero", Value>.where([](const Value& v) { return v == Value(0); });
+inline constexpr auto sfdp_minus_inf = slot<"sfdp_minus_inf", Value>.where([](const Value& v) {
+  const double* d = v.get_if<double>();
+  return d && std::isinf(*d) && *d < 0;
+});
+inline constexpr auto sfdp_scores_15 = aten::where.self(
+    aten::expand(aten::view(ops::eq_scalar("attn_mask"_x, sfdp_mask_zero), slot<"sfdp_mask_view", Value>), _),
+    aten::full(_, sfdp_minus_inf), sfdp_scores_11);
+/// bs, n_head, q_len, k_len from the (unpermuted) query and key, where known.
+inline std::optional<std::array<std::int64_t, 4>> sfdp_15_sizes(const auto& m, const Graph& g) {
+  const std::optional<std::vector<Value>>& q = g[get<"query">(m)].meta().shape;
+  const std::optional<std::vector<Value>>& k = g[get<"key">(m)].meta().shape;
+  if (!q || !k || q->size() != 4 || k->size() != 4) return std::nullopt;
+  const std::int64_t *bs = (*q)[0].get_if<std::int64_t>(), *q_len = (*q)[1].get_if<std::int64_t>(),
+                     *n_head = (*q)[2].get_if<std::int64_t>(), *k_len = (*k)[1].get_if<std::int64_t>();
+  if (!bs || !q_len || !n_head || !k_len) return std::nullopt;
+  return std::array{*bs, *n_head, *q_len, *k_len};
+}
+struct sfdp_15_check {
+  template <class M>
+  bool operator()(const M& m, const Graph& g) const {
+    if (!sfdp_scaled_check<true>{}(m, g)) return false;
+    const auto sizes = sfdp_15_sizes(m, g);
+    if (!sizes) return false;
+    const auto [bs, n_head, q_len, k_len] = *sizes;
+    return get<"sfdp_mask_view">(m) == Value::list({Value(bs), Value(1), Value(1), Value(k_len)});
+  }
+};
+inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m);
+  if (!sfdp_on_cpu(g, q)) return m.root();
+  const auto [bs, n_head, q_len, k_len] = *sfdp_15_sizes(m, g);
+  const ScalarType dtype = *g[q].meta().dtype;
+  const Device device = *g[q].meta().device;
+  static const OpId view = decltype(aten::view)::id(), expand = decltype(aten::expand)::id(),
+                    permute = decltype(aten::permute)::id();
+  NodeId keep = make(b, ops::eq_scalar(use(get<"attn_mask">(m)), 1));
+  keep = b.call(view, {NodeRef{keep}, Value::list({Value(bs), Value(1), Value(1), Value(k_len)})});
+  keep = b.call(expand, {NodeRef{keep}, Value::list({Value(bs), Value(n_head), Value(q_len), Value(k_len)})});
+  auto permuted = [&](NodeId x) {
+    return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
+  };
+  NodeId pq = permuted(q), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
+  const double inf = std::numeric_limits<double>::infinity();
+  NodeId minus_inf = make(b, aten::scalar_tensor(-inf, "dtype"_kw = dtype, "device"_kw = device));
+  NodeId zero = make(b, aten::scalar_tensor(0.0, "dtype"_kw = dtype, "layout"_kw = Layout::Strided, "device"_kw = device));
+  NodeId mask = make(b, aten::where.self(use(keep), use(zero), use(minus_inf)));
+  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask),
+                                            "scale"_kw = *sfdp_scale<true>(get<"scale_factor">(m))));
+  return make(b, getitem(use(attn), 0));
+};
+inline constexpr auto sfdp_15 = rewrite<"_sfdp_pattern_15[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_15))), sfdp_15_check{}), sfdp_15_replace);
+inline constexpr auto sfdp_15_half = rewrite<"_sfdp_pattern_15[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_15))), sfdp_15_check{}),
+    sfdp_15_replace);
+
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
 // of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
 // check it makes (the factory's result, a function, is always true): no check, as there. The
@@ -434,8 +506,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_1, sfdp_2, sfdp_5, sfdp_7,
-                  sfdp_11, sfdp_14, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_14_half,
-                  sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
+                  sfdp_11, sfdp_14, sfdp_15, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half,
+                  sfdp_14_half, sfdp_15_half, sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules

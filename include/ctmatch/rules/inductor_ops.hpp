@@ -19,6 +19,7 @@ inline constexpr auto amax = op<"aten::amax(Tensor self, int[1] dim=[], bool kee
 inline constexpr auto sdpa_flash_cpu = op<
     "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, "
     "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)">;
+inline constexpr auto eq_scalar = op<"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor">;
 inline constexpr auto amin = op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
 inline constexpr auto max = op<"aten::max(Tensor self) -> Tensor">;
 inline constexpr auto min = op<"aten::min(Tensor self) -> Tensor">;
