@@ -21,6 +21,18 @@ class FromFx(unittest.TestCase):
                 self.assertEqual(str(converted), str(gm.graph))  # FX's own text, byte for byte
                 self.assertEqual(len(converted), len(list(gm.graph.nodes)))
 
+    def test_devices_fresh_objects_each_read_as_written(self):
+        # from_fx caches parsed devices by the device object's state: every device, in any
+        # order and each a fresh object, must still come out as written.
+        g = torch.fx.Graph()
+        written = ["cpu", "cuda:0", "cuda:1", "meta", "cuda", "cuda:1", "cpu", "cuda:0", "cuda:7"]
+        for i, d in enumerate(written):
+            g.call_function(torch.ops.aten.empty.memory_format, ([2],), {"device": torch.device(d)})
+        g.output(None)
+        text = str(ctmatch.Graph.from_fx(g))
+        found = [line.split("device: ")[1].split("}")[0].split(",")[0] for line in text.splitlines() if "device: " in line]
+        self.assertEqual(found, written)
+
     def test_every_value_kind(self):
         g = graphs.every_value_kind()
         converted = ctmatch.Graph.from_fx(g)

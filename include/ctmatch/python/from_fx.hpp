@@ -96,8 +96,12 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   PyObject* val = entry(t.val);
   PyObject* src = tm ? tm : val;
   if (!src) return;
-  // An attribute, or for a fake tensor's stride()/storage_offset() the method's result.
-  auto get = [&](PyObject* from, const py::str& name, bool call) -> py::object {
+  const bool indexed = tm && Py_TYPE(tm) == reinterpret_cast<PyTypeObject*>(t.tensor_metadata_type.ptr());
+  // An attribute (of tensor_meta, its tuple item where the field's position is known), or for
+  // a fake tensor's stride()/storage_offset() the method's result.
+  auto get = [&](PyObject* from, const py::str& name, bool call, Py_ssize_t item = -1) -> py::object {
+    if (indexed && from == tm && item >= 0 && item < PyTuple_GET_SIZE(tm))
+      return py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(tm, item));
     PyObject* a = PyObject_GetAttr(from, name.ptr());
     if (a && call && PyCallable_Check(a)) {
       PyObject* r = PyObject_CallNoArgs(a);
@@ -107,11 +111,12 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
     if (!a) PyErr_Clear();
     return py::reinterpret_steal<py::object>(a);
   };
-  py::object dtype = get(src, t.dtype, false);
+  const auto& field = t.tensor_metadata_field;
+  py::object dtype = get(src, t.dtype, false, field.dtype);
   if (!dtype) return;
   auto dt = t.dtypes.find(dtype.ptr());
   if (dt == t.dtypes.end()) return;
-  py::object dims = get(src, t.shape, false);
+  py::object dims = get(src, t.shape, false, field.shape);
   if (!dims || !PyTuple_Check(dims.ptr())) return;  // torch.Size is a tuple
   auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
   auto ints = [&](const py::object& tuple) {
@@ -124,10 +129,10 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   TensorMeta& m = n.edit_meta();
   m.dtype = dt->second;
   m.shape = ints(dims);
-  if (py::object s = get(src, t.stride, true);
+  if (py::object s = get(src, t.stride, true, field.stride);
       s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
     m.strides = ints(s);
-  if (py::object r = get(src, t.requires_grad, false); r && PyBool_Check(r.ptr()))
+  if (py::object r = get(src, t.requires_grad, false, field.requires_grad); r && PyBool_Check(r.ptr()))
     m.requires_grad = r.ptr() == Py_True;
   if (!val) return;
   // A value ctmatch does not know (a device type it has no name for) leaves the field unset:

@@ -5,6 +5,8 @@
 // process and compared by identity, so converting a node costs a few type checks.
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -28,16 +30,28 @@ inline std::string utf8(py::handle s) {
   return std::string(p, static_cast<std::size_t>(n));
 }
 
+/// Thrown for a value ctmatch cannot hold: becomes a Python TypeError naming the node.
+struct UnsupportedValue : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// The torch objects the conversions compare against, imported on first use (not at import
 /// of ctmatch: `import ctmatch` does not import torch).
 struct Torch {
   py::module_ torch, ops;
   py::object node_type, dtype_type, device_type, layout_type, memory_format_type, symint_type;
+  // torch.fx's TensorMetadata (a named tuple: meta['tensor_meta']) and where its fields sit, so
+  // that they are read as tuple items rather than by name; -1 where this torch lacks a field.
+  py::object tensor_metadata_type;
+  struct {
+    Py_ssize_t shape = -1, dtype = -1, requires_grad = -1, stride = -1;
+  } tensor_metadata_field;
   std::unordered_map<PyObject*, ScalarType> dtypes;
   std::unordered_map<PyObject*, Layout> layouts;
   std::unordered_map<PyObject*, MemoryFormat> memory_formats;
   std::vector<py::object> dtype_objects, layout_objects, memory_format_objects;  // by enum value
   bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
+  mutable std::unordered_map<std::uint64_t, Device> devices_by_state;  // see device_of
   // Attribute names, made once (kept here, never destroyed: a static py::str would be
   // released after the interpreter has finalized, and crash the process at exit).
   py::str op = interned("op"), name = interned("name"), target = interned("target"), args = interned("args"),
@@ -56,6 +70,27 @@ struct Torch {
   // Where an fx.Node keeps its args and kwargs: the private fields behind the properties
   // (reading a property costs a Python call per node), where this torch has them.
   py::str args_field = args, kwargs_field = kwargs;
+
+  /// A torch.device as a Device. str() and parsing cost more than the rest of a node's
+  /// metadata, and fake tensors carry a fresh device object each; so the object's whole state
+  /// (the bytes after its header: c10::Device and zeroed padding, at most 8 bytes, no dict)
+  /// keys a cache of parsed values. An object laid out otherwise is parsed every time.
+  Device device_of(py::handle d) const {
+    const PyTypeObject* type = Py_TYPE(d.ptr());
+    const Py_ssize_t state = type->tp_basicsize - static_cast<Py_ssize_t>(sizeof(PyObject));
+    const bool keyed = type->tp_itemsize == 0 && type->tp_dictoffset == 0 && state > 0 &&
+                       state <= static_cast<Py_ssize_t>(sizeof(std::uint64_t));
+    std::uint64_t key = 0;
+    if (keyed) {
+      std::memcpy(&key, reinterpret_cast<const char*>(d.ptr()) + sizeof(PyObject), static_cast<std::size_t>(state));
+      if (auto it = devices_by_state.find(key); it != devices_by_state.end()) return it->second;
+    }
+    std::string s = py::str(d);
+    auto parsed = parse_device(s);
+    if (!parsed) throw UnsupportedValue("a device ctmatch does not know: " + s);
+    if (keyed && devices_by_state.size() < 64) devices_by_state.emplace(key, *parsed);
+    return *parsed;
+  }
 
   static Torch& get() {
     static Torch* t = new Torch();  // never destroyed: see the attribute names above
@@ -87,6 +122,20 @@ struct Torch {
       memory_format_objects.push_back(o);
       if (!o.is_none()) memory_formats.emplace(o.ptr(), static_cast<MemoryFormat>(i));
     }
+    try {
+      tensor_metadata_type = py::module_::import("torch.fx.passes.shape_prop").attr("TensorMetadata");
+      py::tuple fields = tensor_metadata_type.attr("_fields");
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        std::string f = py::str(fields[i]);
+        Py_ssize_t at = static_cast<Py_ssize_t>(i);
+        if (f == "shape") tensor_metadata_field.shape = at;
+        else if (f == "dtype") tensor_metadata_field.dtype = at;
+        else if (f == "requires_grad") tensor_metadata_field.requires_grad = at;
+        else if (f == "stride") tensor_metadata_field.stride = at;
+      }
+    } catch (const py::error_already_set&) {
+      tensor_metadata_type = py::none();  // read by attribute name instead
+    }
     if (py::hasattr(node_type, "_args") && py::hasattr(node_type, "_kwargs")) {
       args_field = interned("_args");
       kwargs_field = interned("_kwargs");
@@ -96,11 +145,6 @@ struct Torch {
     int minor = version.find('.') == std::string::npos ? 0 : std::atoi(version.c_str() + version.find('.') + 1);
     old_users_spelling = major < 2 || (major == 2 && minor < 1);
   }
-};
-
-/// Thrown for a value ctmatch cannot hold: becomes a Python TypeError naming the node.
-struct UnsupportedValue : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 /// A Python object of an FX node's args as a Value. `node_id` maps an fx.Node to its id and
@@ -133,12 +177,7 @@ Value to_value(py::handle h, const Torch& t, NodeId&& node_id, std::unordered_ma
     if (it == t.dtypes.end()) throw UnsupportedValue("a dtype ctmatch does not know: " + std::string(py::str(h)));
     return Value(it->second);
   }
-  if (type == t.device_type.ptr()) {
-    std::string s = py::str(h);
-    auto d = parse_device(s);
-    if (!d) throw UnsupportedValue("a device ctmatch does not know: " + s);
-    return Value(*d);
-  }
+  if (type == t.device_type.ptr()) return Value(t.device_of(h));
   if (type == t.layout_type.ptr()) {
     auto it = t.layouts.find(o);
     if (it == t.layouts.end()) throw UnsupportedValue("a layout ctmatch does not know: " + std::string(py::str(h)));
