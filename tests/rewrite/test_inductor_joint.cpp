@@ -59,6 +59,18 @@ TensorMeta on(std::vector<std::int64_t> shape, Device d, ScalarType t = ScalarTy
 }
 const Device cpu{DeviceType::CPU, -1}, cuda0{DeviceType::CUDA, 0};
 
+/// The oracle graph `name` with its four inputs moved to cuda: the CPU-only SDPA entry `rule`
+/// looks at it (its handler runs) and leaves it unchanged.
+void check_left_alone_on_cuda(const std::string& name, std::string_view rule) {
+  Graph g = oracle_graph(name);
+  for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
+  const std::size_t before = g.size();
+  const RuleStats r = joint_stats(g, rule);
+  CHECK(r.matches == 0);
+  CHECK(r.unchanged == 1);
+  CHECK(g.size() == before);
+}
+
 /// The FX text of oracle graph `name`.
 std::string oracle_text(const std::string& name) {
   return io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
@@ -474,16 +486,8 @@ TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask che
     g[g.find("args_3")].edit_meta().dtype = ScalarType::Long;
     CHECK(sdpa14(g).matches == 0);
   }
-  {
-    // On cuda: looked at and left unchanged.
-    Graph g = oracle_graph("_sfdp_pattern_14_half_inference_scalar");
-    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
-    const std::size_t before = g.size();
-    const RuleStats r = sdpa14(g);
-    CHECK(r.matches == 0);
-    CHECK(r.unchanged == 1);
-    CHECK(g.size() == before);
-  }
+  // On cuda: looked at and left unchanged.
+  check_left_alone_on_cuda("_sfdp_pattern_14_half_inference_scalar", "_sfdp_pattern_14[fn]");
 }
 
 TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and the view's shape are part of the pattern") {
@@ -525,14 +529,5 @@ TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and th
     Graph g = edited("(%eq, [2, 1, 1, 4])", "(%eq, [1, 2, 1, 4])");  // not (bs, 1, 1, k_len)
     CHECK(sdpa15(g).matches == 0);
   }
-  {
-    // On cuda: looked at and left unchanged.
-    Graph g = oracle_graph(name);
-    for (const char* a : {"args_0", "args_1", "args_2", "args_3"}) g[g.find(a)].edit_meta().device = cuda0;
-    const std::size_t before = g.size();
-    const RuleStats r = sdpa15(g);
-    CHECK(r.matches == 0);
-    CHECK(r.unchanged == 1);
-    CHECK(g.size() == before);
-  }
+  check_left_alone_on_cuda(name, "_sfdp_pattern_15[fn]");
 }

@@ -354,6 +354,12 @@ template <class Weights>
 constexpr auto sfdp_times_value_7(Weights w) {
   return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_contiguous_operand(aten::permute("value"_x, _))), _);
 }
+/// x permuted (0, 2, 1, 3): (bs, len, heads, dim) <-> (bs, heads, len, dim), as the search
+/// functions of the permuted patterns write it.
+inline NodeId sfdp_permuted(RewriteBuilder& b, NodeId x) {
+  static const OpId permute = decltype(aten::permute)::id();
+  return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
+}
 /// Patterns 7, 11 and 14's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the
 /// search function does, then the CPU flash kernel's first result (with `scale` where given;
 /// with the mask, cast to the query's dtype where it differs, where the pattern has one);
@@ -363,11 +369,7 @@ NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<do
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
   if (!sfdp_on_cpu(g, q)) return m.root();
-  static const OpId permute = decltype(aten::permute)::id();
-  auto permuted = [&](NodeId x) {
-    return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
-  };
-  NodeId pq = permuted(q), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
+  NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
   if constexpr (!Mask) {
     return sfdp_flash_cpu(b, pq, pk, pv, scale);
   } else {
@@ -458,15 +460,11 @@ inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> 
   const auto [bs, n_head, q_len, k_len] = *sfdp_15_sizes(m, g);
   const ScalarType dtype = *g[q].meta().dtype;
   const Device device = *g[q].meta().device;
-  static const OpId view = decltype(aten::view)::id(), expand = decltype(aten::expand)::id(),
-                    permute = decltype(aten::permute)::id();
+  static const OpId view = decltype(aten::view)::id(), expand = decltype(aten::expand)::id();
   NodeId keep = make(b, ops::eq_scalar(use(get<"attn_mask">(m)), 1));
   keep = b.call(view, {NodeRef{keep}, Value::list({Value(bs), Value(1), Value(1), Value(k_len)})});
   keep = b.call(expand, {NodeRef{keep}, Value::list({Value(bs), Value(n_head), Value(q_len), Value(k_len)})});
-  auto permuted = [&](NodeId x) {
-    return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
-  };
-  NodeId pq = permuted(q), pk = permuted(get<"key">(m)), pv = permuted(get<"value">(m));
+  NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
   const double inf = std::numeric_limits<double>::infinity();
   NodeId minus_inf = make(b, aten::scalar_tensor(-inf, "dtype"_kw = dtype, "device"_kw = device));
   NodeId zero = make(b, aten::scalar_tensor(0.0, "dtype"_kw = dtype, "layout"_kw = Layout::Strided, "device"_kw = device));
