@@ -184,3 +184,47 @@ TEST_CASE("a replacement that returns the root: matched, changed nothing, counte
   CHECK(st.rules[0].unchanged == 1);
   CHECK(st.rules[1].matches == 1);
 }
+
+TEST_CASE("multi-root: a further root naming an interior node the program also uses") {
+  // exp(neg(x)) where neg(x) is also an output: multi(exp(neg(x) named n, 2 users), "n") makes
+  // neg a root of its own (Inductor's MultiOutputPattern lists such nodes as outputs). Its
+  // replacement takes the output's use; the old neg, left without users, is erased.
+  auto make_graph = [](Graph& g) {
+    NodeId x = g.placeholder("x");
+    NodeId n = g.call(A("aten.neg.default"), {NodeRef{x}});
+    NodeId e = g.call(A("aten.exp.default"), {NodeRef{n}});
+    NodeId r = g.call(A("aten.relu.default"), {NodeRef{e}});
+    g.output({NodeRef{r}, NodeRef{n}});
+    return std::array<NodeId, 3>{n, e, r};
+  };
+  Graph g;
+  const auto [n, e, r] = make_graph(g);
+  constexpr auto pat = multi(aten::exp(aten::neg("x"_x).named<"n">().users<2>()), "n"_x);
+  auto m = match(pat, g, e);
+  REQUIRE(m);
+  CHECK(m->root_nodes() == std::array<NodeId, 2>{e, n});
+  constexpr auto rule = rewrite<"exp_neg">(pat, outputs(fast_exp("x"_x), aten::neg("x"_x)));
+  PassStats st = sweep(g, rule_set(rule));
+  REQUIRE(st.rules[0].matches == 1);
+  CHECK_NOTHROW(verify(g));
+  CHECK_FALSE(g[e].alive());
+  CHECK_FALSE(g[n].alive());
+  CHECK(op_name(g[g[r].args()[0].node()].op()) == "mrtest.fast_exp.default");
+  const NodeId out = g.last();
+  const NodeId new_neg = (*g[out].args()[0].items())[1].node();
+  CHECK(op_name(g[new_neg].op()) == "aten.neg.default");
+  CHECK(new_neg != n);
+  // Without its second user, neg fails `.users<2>()`: no match.
+  Graph single;
+  NodeId sx = single.placeholder("x");
+  NodeId sn = single.call(A("aten.neg.default"), {NodeRef{sx}});
+  NodeId se = single.call(A("aten.exp.default"), {NodeRef{sn}});
+  single.output({NodeRef{se}});
+  CHECK_FALSE(match(pat, single, se));
+  // A placeholder root naming an input, not an op call of the match, never matches.
+  Graph fresh;
+  const NodeId fresh_exp = make_graph(fresh)[1];
+  CHECK(match(pat, fresh, fresh_exp));
+  constexpr auto input_root = multi(aten::exp(aten::neg("x"_x).named<"n">().users<2>()), "x"_x);
+  CHECK_FALSE(match(input_root, fresh, fresh_exp));
+}

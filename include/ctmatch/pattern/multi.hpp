@@ -11,6 +11,15 @@
 // part of the match) is taken: roots are matched greedily, one after the other, without
 // revisiting an earlier root's choice. Getting the k-th output of a multi-result node is
 // `getitem(node_pattern, k)` (aten.hpp declares `getitem`).
+//
+// A further root may also be just a placeholder naming an op call an earlier root matched, an
+// interior node whose value the program also uses elsewhere (Inductor's MultiOutputPattern
+// lists such nodes as outputs):
+//
+//   multi(attention(aten::permute("key"_x, _).named<"key_t">().users<2>(), ...), "key_t"_x)
+//
+// That node is then a root too: the replacement gives it a node of its own, which takes its
+// uses, and it is erased with the rest of the match.
 #include <boost/mp11/algorithm.hpp>
 
 #include "call.hpp"
@@ -59,9 +68,45 @@ struct anchor_of {
 };
 }  // namespace detail
 
+/// A further root that is a node an earlier root bound (a placeholder given to multi()): one
+/// node entry, the bound node, marked as a root; it matches nothing by itself.
+template <class Name>
+struct BoundRoot : element<BoundRoot<Name>> {
+  constexpr explicit BoundRoot(const Placeholder<Name>&) {}
+  static constexpr std::size_t calls = 1;
+  template <std::uint32_t TC>
+  static constexpr bool check() { return true; }
+  template <std::uint32_t TC>
+  using bindings = mp::mp_list<>;
+  template <std::size_t Off>
+  static constexpr void mark_roots(bool* r) { r[Off] = true; }
+};
+namespace detail {
+template <class R>
+struct as_root {
+  using type = R;
+};
+template <class N>
+struct as_root<Placeholder<N>> {
+  using type = BoundRoot<N>;
+};
+template <class R>
+struct is_bound_root : std::false_type {};
+template <class N>
+struct is_bound_root<BoundRoot<N>> : std::true_type {};
+template <class R>
+struct bound_root_name;
+template <class N>
+struct bound_root_name<BoundRoot<N>> {
+  using type = N;
+};
+}  // namespace detail
+
 template <class... R>
 struct Multi : element<Multi<R...>> {
   static_assert(sizeof...(R) >= 2, "ctmatch: multi() needs at least two roots");
+  static_assert(!detail::is_bound_root<mp::mp_front<mp::mp_list<R...>>>::value,
+                "ctmatch: multi(): the first root must be an op call (a placeholder root names a node it binds)");
   Pack<R...> roots;
   constexpr explicit Multi(const R&... r) : roots(r...) {}
 
@@ -99,13 +144,36 @@ struct Multi : element<Multi<R...>> {
   template <std::size_t K, std::size_t Off, class Ctx>
   bool match_further(Ctx& c) const {
     using Rk = mp::mp_at_c<mp::mp_list<R...>, K>;
+    using Earlier = mp::mp_apply<mp::mp_append, mp::mp_transform<root_bindings, mp::mp_take_c<mp::mp_list<R...>, K>>>;
+    if constexpr (detail::is_bound_root<Rk>::value) {
+      using Name = typename detail::bound_root_name<Rk>::type;
+      if constexpr (!mp::mp_contains<Earlier, binding<Name, NodeId>>::value) {
+        (void)errors::report<errors::multi_anchor_not_bound_earlier<Name>>();
+        return false;
+      } else {
+        // The name must be an op call of the match (`.named<>()`), not an input placeholder.
+        const NodeId a = c.template bound<Name>();
+        bool matched = false;
+        for (std::size_t i = 0; i < Off; ++i) matched |= c.st.nodes[i] == a;
+        if (!matched)
+          return no_match(c, FailureKind::NotANode, Text::str("an op call of the match named '", Name::value, "'"),
+                          Text::str({}).with_node_name(a));
+        c.st.nodes[Off] = a;
+        return true;
+      }
+    } else {
+      return match_further_call<K, Off, Rk, Earlier>(c);
+    }
+  }
+  /// A further root that is an op call: matched among the users of its anchor.
+  template <std::size_t K, std::size_t Off, class Rk, class Earlier, class Ctx>
+  bool match_further_call(Ctx& c) const {
     using names = typename detail::root_placeholders<Rk>::type;
     static_assert(!mp::mp_empty<names>::value,
                   "ctmatch: multi(): every further root needs a placeholder argument naming a "
                   "node bound by an earlier root, e.g. getitem(\"s\"_x, 1)");
-    using earlier = mp::mp_apply<mp::mp_append, mp::mp_transform<root_bindings, mp::mp_take_c<mp::mp_list<R...>, K>>>;
-    using anchor = typename detail::anchor_of<names, earlier>::type;
-    if constexpr (!mp::mp_contains<earlier, binding<anchor, NodeId>>::value)
+    using anchor = typename detail::anchor_of<names, Earlier>::type;
+    if constexpr (!mp::mp_contains<Earlier, binding<anchor, NodeId>>::value)
       (void)errors::report<errors::multi_anchor_not_bound_earlier<anchor>>();
     NodeId a = c.template bound<anchor>();
     const auto saved = c.st;
@@ -123,8 +191,8 @@ struct Multi : element<Multi<R...>> {
 };
 
 template <class... R>
-constexpr Multi<R...> multi(const R&... r) {
-  return Multi<R...>(r...);
+constexpr auto multi(const R&... r) {
+  return Multi<typename detail::as_root<R>::type...>(typename detail::as_root<R>::type(r)...);
 }
 
 }  // namespace ctmatch::pattern
