@@ -280,21 +280,26 @@ template <Rule R>
 }  // namespace detail
 
 namespace detail {
-template <Rule R>
-ApplyResult match_and_apply(const R& rule, std::size_t index, PassContext& cx, NodeId root, Reason* why) {
+/// `why`: a Reason* (explain mode) or the nullptr literal (a pass: see PatternRule::match).
+template <Rule R, class Why>
+ApplyResult match_and_apply(const R& rule, std::size_t index, PassContext& cx, NodeId root, Why why) {
   typename R::match_type m{};
   if (!rule.match(std::as_const(cx.graph), root, m, why)) return ApplyResult::NoMatch;
   return apply_match(rule, index, cx, root, std::as_const(m), why);
 }
 }  // namespace detail
 
-/// Tries rule `rule` (index `index` in its set) at `root`. With `why` set, says why it did not
-/// apply, or what it would do, and changes nothing (explain mode). Only the rule's prefilter
-/// (might_match) is forced inline: most attempts stop there, at the cost of a few loads.
+/// Tries rule `rule` (index `index` in its set) at `root`, as a pass does. Only the rule's
+/// prefilter (might_match) is forced inline: most attempts stop there, at the cost of a few loads.
 template <Rule R>
-[[gnu::always_inline]] inline ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId root,
-                                                     Reason* why = nullptr) {
-  if (!why && !ctmatch::might_match(rule, std::as_const(cx.graph), root)) return ApplyResult::NoMatch;
+[[gnu::always_inline]] inline ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId root) {
+  if (!ctmatch::might_match(rule, std::as_const(cx.graph), root)) return ApplyResult::NoMatch;
+  return detail::match_and_apply(rule, index, cx, root, nullptr);
+}
+/// The same in explain mode: says why the rule did not apply, or what it would do, in `why`,
+/// and changes nothing.
+template <Rule R>
+ApplyResult apply_rule(const R& rule, std::size_t index, PassContext& cx, NodeId root, Reason* why) {
   return detail::match_and_apply(rule, index, cx, root, why);
 }
 

@@ -66,9 +66,13 @@ struct PatternRule {
   }
   /// False only when match() would fail (pattern/prefilter.hpp): drivers test it inline first.
   bool might_match(const Graph& g, NodeId root) const { return pattern::might_match(pattern, g, root); }
-  bool match(const Graph& g, NodeId root, match_type& m, Reason* why) const {
+  /// `why` is a Reason* (explain mode when set) or nullptr: the drivers pass the literal, and
+  /// then the explaining matcher (as large as the matcher) is not compiled for the rule.
+  template <class Why>
+  bool match(const Graph& g, NodeId root, match_type& m, Why why) const {
     if (pattern::match_into(pattern, g, root, m)) return true;
-    if (why) [[unlikely]] say_why(g, root, *why);
+    if constexpr (!std::is_null_pointer_v<Why>)
+      if (why) [[unlikely]] say_why(g, root, *why);
     return false;
   }
   std::span<const NodeId> matched_nodes(const match_type& m) const { return m.matched_nodes(); }
