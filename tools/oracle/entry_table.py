@@ -6,7 +6,7 @@ entries.json and joint.json/postgrad.json (tests/data/inductor/, written by indu
 The `ported` column comes from PORTED and PORTED_JOINT_INDEX below: entry name (or position) (without the @id suffix) -> where the
 port lives (tests/rewrite/test_inductor_joint.cpp checks its counts against the oracle's). An entry not listed there is not ported yet.
 """
-import collections, json, os, sys
+import collections, json, os, re, sys
 
 PORTED = {
     "fix_iota_device:_return_true": "yes: `rules::inductor_joint()`",
@@ -40,6 +40,14 @@ PORTED_JOINT_INDEX = {
     91: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
     37: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     93: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    6: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    8: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    43: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    45: "yes (float32 batch-1 inference form, CPU replacement): `rules::inductor_joint()`",
+    99: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
+    101: "yes (float16 batch-1 inference form, CPU replacement): `rules::inductor_joint()`",
+    49: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
+    105: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
 }
 
 
@@ -55,9 +63,41 @@ NOT_YET = {
 }
 
 
-def status(n, kind, joint_index=None):
+def shape_of(pattern):
+    """The pattern's tree with its argument names numbered by first appearance: two trees with
+    equal shapes match the same nodes and bind them alike, whatever the names."""
+    names = {}
+    return re.sub(r"KeywordArg\('([^']*)'\)", lambda m: f"KeywordArg#{names.setdefault(m.group(1), len(names))}",
+                  pattern)
+
+
+def covering_entries(entries):
+    """Entry index -> the earlier entry that covers it: one listed under a common target op with
+    the same tree shape and the same check (check_key). A pass tries a node's entries in order,
+    and a matching register_replacement entry always replaces (erases) the node, so the later
+    entry can never fire: Inductor keeps both only because their argument names differ (its
+    dedup of the SDPA inference forms, whose dropout became a no-op, compares names too). Needs
+    the full pattern text and check_key (oracle runs after merge_oracle.py)."""
+    first, out = {}, {}
+    for i, x in enumerate(entries):
+        if "check_key" not in x or x["kind"] != "ReplacementPatternEntry":
+            continue
+        key = (shape_of(x["pattern"]), x["check_key"])
+        for t in x["targets"]:
+            if (t, key) in first:
+                out.setdefault(i, first[(t, key)])
+            else:
+                first[(t, key)] = i
+    return out
+
+
+def status(n, kind, joint_index=None, covered_by=None):
     if joint_index in PORTED_JOINT_INDEX:
         return PORTED_JOINT_INDEX[joint_index]
+    if covered_by is not None:
+        ported = PORTED_JOINT_INDEX.get(covered_by, "")
+        return (f"needs no port: #{covered_by} has the same tree (up to argument names) and check and "
+                f"comes first, so this entry never fires{' (#' + str(covered_by) + ' is ported)' if ported else ''}")
     if n in PORTED:
         return PORTED[n]
     if kind == "LoweringPatternEntry":
@@ -124,11 +164,14 @@ def main(d):
         print("| # | entry | kind | target op | source | extra check | fired on | ported |")
         print("|---|---|---|---|---|---|---|---|")
         fired = fired_joint if title == "joint_graph.patterns" else fired_post
+        covered = covering_entries(entries) if title == "joint_graph.patterns" else {}
         for i, x in enumerate(entries):
             n = short(x["name"])
             f = "; ".join((fired.get(x["name"]) or fired.get(n) or [])[:4]) or "—"
+            if i in covered and f != "—":
+                sys.exit(f"entry {i} fired ({f}) though #{covered[i]} covers it: covering_entries is wrong")
             print(f"| {i} | `{n.split(':')[0]}` | {x['kind']} | {targets(x['targets'])} | {x['source'] or '—'} | "
-                  f"{x['check']} | {f} | {status(n, x['kind'], i if title == 'joint_graph.patterns' else None)} |")
+                  f"{x['check']} | {f} | {status(n, x['kind'], i if title == 'joint_graph.patterns' else None, covered.get(i))} |")
         print()
 
 

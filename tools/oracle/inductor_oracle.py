@@ -62,6 +62,28 @@ def entry_name(e):
     return f"{base}:{getattr(e.extra_check, '__name__', '')}@{id(e) % 100000}"
 
 
+def check_key(e):
+    """What decides an entry's extra check: for a register_replacement entry (check_fn), the
+    user's extra_check it wraps, by qualified name and the values it closes over (e.g.
+    _sfdp_scale_factor_check(aten.div.Tensor)'s op), so that two entries whose checks agree are
+    seen to. Other entries: the check function's qualified name."""
+    def fn_key(f):
+        f = inspect.unwrap(f)
+        try:
+            cv = inspect.getclosurevars(f).nonlocals
+        except Exception:
+            cv = {}
+        inner = ", ".join(f"{k}={v!r}" for k, v in sorted(cv.items()) if not callable(v) or isinstance(v, torch._ops.OpOverload))
+        return f"{getattr(f, '__qualname__', repr(f))}({inner})"
+    try:
+        cv = inspect.getclosurevars(e.extra_check).nonlocals
+        if "extra_check" in cv:
+            return fn_key(cv["extra_check"])
+    except Exception:
+        pass
+    return fn_key(e.extra_check)
+
+
 def describe(p):
     out, seen = [], {}
     for target, entries in p.patterns.items():
@@ -72,7 +94,7 @@ def describe(p):
             h = getattr(e, "handler", None)
             rec = {"name": entry_name(e), "kind": type(e).__name__, "targets": [str(target)],
                    "source": where(h) if h else "", "check": getattr(e.extra_check, "__name__", ""),
-                   "check_source": where(e.extra_check), "pattern": repr(e.pattern)[:4000]}
+                   "check_source": where(e.extra_check), "check_key": check_key(e), "pattern": repr(e.pattern)}
             seen[id(e)] = rec
             out.append(rec)
     return out
@@ -124,15 +146,23 @@ class Fn(torch.nn.Module):
         return self.fn(*args, **self.kwargs)
 
 
-def sfdp_graphs(scalars_as_constants=False):
+def sfdp_graphs(scalars_as_constants=False, no_dropout=False):
     """One module per inference form fuse_attention registers: its search function called on
     (random tensors shaped like) its own example inputs and its scalar workaround. With
     scalars_as_constants (graphs named NAME_scalar), a 0-d example input (a scale) is a float
-    constant of the module instead of an input, as in real models."""
+    constant of the module instead of an input, as in real models. With no_dropout (graphs
+    named NAME_scalar_nodrop; only the forms with a dropout), the dropout is left out instead
+    of exported as the clone a dropout of p = 0 becomes: fuse_attention registers those forms
+    with p = 0 and their trees hold no clone (an inference model has no dropout there)."""
     from torch._inductor.fx_passes import fuse_attention as fa
     gen = fa._get_sfdp_patterns
-    for key, d in (gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen()):
+    forms = list(gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen())
+    with_dropout = {k[:-len("_training")] for k, d in forms
+                    if k.endswith("_training") and "dropout_p" in (d["scalar_workaround"] or {})}
+    for key, d in forms:
         if not key.endswith("_inference"):
+            continue
+        if no_dropout and key[:-len("_inference")] not in with_dropout:
             continue
         fn = d["search_fn"]
         params = list(inspect.signature(fn).parameters)
@@ -159,12 +189,20 @@ def sfdp_graphs(scalars_as_constants=False):
 
         tensors = tuple(fill(t) for t in ex)
 
-        def call(*ts, _fn=fn, _names=names, _fixed=fixed):
+        def call(*ts, _fn=fn, _names=names, _fixed=fixed, _drop=no_dropout):
             kw = dict(zip(_names, ts))
             kw.update(_fixed)
-            return _fn(**kw)
+            if not _drop:
+                return _fn(**kw)
+            dropout = torch.nn.functional.dropout
+            torch.nn.functional.dropout = lambda x, p=0.5, training=True, inplace=False: (
+                x if p == 0 or not training else dropout(x, p, training, inplace))
+            try:
+                return _fn(**kw)
+            finally:
+                torch.nn.functional.dropout = dropout
 
-        yield key + ("_scalar" if scalars_as_constants else ""), Fn(call), tensors
+        yield key + ("_scalar" if scalars_as_constants else "") + ("_nodrop" if no_dropout else ""), Fn(call), tensors
 
 
 def own_graphs():
@@ -371,7 +409,8 @@ def main():
             traceback.print_exc()
 
     if a.passes != "postgrad":
-        small = list(safe(own_graphs())) + list(safe(sfdp_graphs())) + list(safe(sfdp_graphs(True)))
+        small = (list(safe(own_graphs())) + list(safe(sfdp_graphs())) + list(safe(sfdp_graphs(True))) +
+                 list(safe(sfdp_graphs(True, no_dropout=True))))
         counts = collections.Counter()
         instrument(joint_graph.patterns, counts)
         run_joint(a.out, small + list(safe(dev_graphs(a.models))), counts, a.reps,

@@ -1,0 +1,47 @@
+"""Adds what a later oracle run (inductor_oracle.py --only ..., into its own --out) found to the
+oracle in tests/data/inductor:
+
+    python3 tools/oracle/merge_oracle.py NEW_DIR [tests/data/inductor]
+
+- joint.json: the new run's graph records are added (a graph of the same name is replaced),
+  their per-entry keys renamed to the entries.json names of the same positions (an entry's @id
+  differs between runs, and several forms of an SDPA pattern share its name).
+- joint/NAME.*: the new run's files are copied.
+- entries.json: each joint entry gets the new run's full pattern text and check_key, matched by
+  position (the registration order is torch's own, the same in every run); the names must agree
+  up to their @id, or nothing is written.
+"""
+import json, os, shutil, sys
+
+
+def short(name):
+    return name.split("@")[0]
+
+
+def main(new, old):
+    ne, oe = (json.load(open(os.path.join(d, "entries.json"))) for d in (new, old))
+    if ne["torch"] != oe["torch"]:
+        sys.exit(f"torch {ne['torch']} (new run) is not {oe['torch']}: run the oracle again in full")
+    if [short(x["name"]) for x in ne["joint"]] != [short(x["name"]) for x in oe["joint"]]:
+        sys.exit("the joint entries differ between the runs: run the oracle again in full")
+    renamed = {n["name"]: o["name"] for o, n in zip(oe["joint"], ne["joint"])}
+    for o, n in zip(oe["joint"], ne["joint"]):
+        o["pattern"] = n["pattern"]
+        if "check_key" in n:
+            o["check_key"] = n["check_key"]
+    nj = json.load(open(os.path.join(new, "joint.json")))["graphs"]
+    oj = json.load(open(os.path.join(old, "joint.json")))
+    for g, rec in nj.items():
+        if "per_entry" in rec:
+            rec["per_entry"] = {renamed.get(k, k): c for k, c in rec["per_entry"].items()}
+        oj["graphs"][g] = rec
+        for f in os.listdir(os.path.join(new, "joint")):
+            if f.startswith(g + "."):
+                shutil.copyfile(os.path.join(new, "joint", f), os.path.join(old, "joint", f))
+    json.dump(oe, open(os.path.join(old, "entries.json"), "w"), indent=1)
+    json.dump(oj, open(os.path.join(old, "joint.json"), "w"), indent=1)
+    print(f"{len(nj)} graphs added or replaced; {len(oe['joint'])} joint entries updated")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "tests/data/inductor")
