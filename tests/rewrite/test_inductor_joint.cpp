@@ -150,8 +150,10 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
   // the half-precision SDPA-23 graphs (pointless_convert), SDPA-5 in f32 and f16, SDPA-24, SDPA-7
   // on the half-precision SDPA-11 module (each with its scale an input and a constant), SDPA-1 and
   // SDPA-2 in f32 and f16, SDPA-11 in f32, SDPA-14 and SDPA-15 in f32 and f16, the two scatter
-  // one-hots, randperm_index_add_pair
-  CHECK(compared >= 24);
+  // one-hots, randperm_index_add_pair; and the modules without their dropout (*_nodrop) in f32
+  // and f16: SDPA-3, 4, 12 and 17 (rewritten by 1, 2, 11 or 7, and 15), 13, 20, and 18 (also
+  // in its batch-1 forms)
+  CHECK(compared >= 40);
 }
 
 TEST_CASE("inductor_joint: handlers on hand-made graphs (device, batch, dtype conditions)") {
@@ -530,4 +532,50 @@ TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and th
     CHECK(sdpa15(g).matches == 0);
   }
   check_left_alone_on_cuda(name, "_sfdp_pattern_15[fn]");
+}
+
+TEST_CASE("inductor_joint: SDPA pattern 18: the permuted key and value are roots; the two fulls are the search function's") {
+  schema::ensure_builtin_schemas();
+  const std::string rule = "_sfdp_pattern_18[_sfdp_params_check]";
+  auto sdpa18 = [&](Graph& g) { return joint_stats(g, rule); };
+  const std::string name = "_sfdp_pattern_18_inference_scalar_nodrop", text = oracle_text(name);
+  auto edited = [&](std::string_view from, std::string_view to) {
+    std::string fx = text;
+    const std::size_t at = fx.find(from);
+    REQUIRE(at != std::string::npos);
+    fx.replace(at, from.size(), to);
+    return with_inputs_meta(fx, name);
+  };
+  {
+    // As exported: the program's key and value outputs are the replacement's own permutes, also
+    // read by the kernel; the kernel's scale is 1 / sqrt(16), its mask where(causal_mask, 0, -inf).
+    Graph g = oracle_graph(name);
+    REQUIRE(sdpa18(g).matches == 1);
+    CHECK_NOTHROW(verify(g));
+    const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
+    REQUIRE(kernels.size() == 1);
+    const Node& kernel = g[kernels[0]];
+    CHECK(*kernel.kwarg("scale") == Value(0.25));
+    CHECK(op_name(g[kernel.kwarg("attn_mask")->node()].op()) == "aten.where.self");
+    const std::vector<Value>& outputs = *g[g.last()].args()[0].items();
+    REQUIRE(outputs.size() == 3);
+    CHECK(outputs[1].node() == kernel.args()[1].node());
+    CHECK(outputs[2].node() == kernel.args()[2].node());
+    CHECK(calls_of(g, "aten.permute.default").size() == 3);
+  }
+  // Inductor's serialized tree would take these too, and rewrite them with the scale and the
+  // mask of the search function's values.
+  {
+    Graph g = edited("([], 4.0)", "([], 8.0)");  // scores divided by 8, not sqrt(16)
+    CHECK(sdpa18(g).matches == 0);
+  }
+  {
+    Graph g = edited("([], -3.4028234663852886e+38)", "([], -10000.0)");  // another fill
+    CHECK(sdpa18(g).matches == 0);
+  }
+  {
+    Graph g = edited("([], 4.0)", "([], 4.0)");  // the edited text itself still matches
+    CHECK(sdpa18(g).matches == 1);
+  }
+  check_left_alone_on_cuda(name, rule);
 }

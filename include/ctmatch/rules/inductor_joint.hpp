@@ -40,11 +40,23 @@
 //   _sfdp_pattern_15   pattern 11 with masked_fill(s, mask == 0 viewed (bs, 1, 1, k_len), -inf),
 //                      float32 and float16 inference forms  ->  the permuted inputs and
 //                      where(mask == 1, 0, -inf) into the CPU flash kernel, scale 1 / s
+//   _sfdp_pattern_13   softmax(bmm(q, permute(k))) @ v on 3-d inputs, float32 and float16
+//                      inference forms  ->  the inputs unsqueezed into the CPU flash kernel
+//                      (scale 1.0), its result squeezed
+//   _sfdp_pattern_18   pattern 11's attention with where(causal_mask, s / full(sqrt(d)),
+//                      full(lowest)), the permuted key and value also roots (the program returns
+//                      them), float32 and float16 inference forms, with and without the contiguous
+//                      clones (batch 1)  ->  new permutes of k and v, where(causal_mask, 0, -inf),
+//                      the CPU flash kernel with scale 1 / sqrt(d)
+//   _sfdp_pattern_20   pattern 15 with the permuted query divided by s before the product, float32
+//                      and float16 inference forms  ->  as pattern 15
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
-// Not yet (see the table): the other SDPA patterns and the training forms. Left out: pad_mm's
+// The inference forms of patterns 3 and 12 have the tree and check of 1 and 11, which come
+// first: they never fire and need no port. Not yet (see the table): the other SDPA patterns and
+// the training forms. Left out: pad_mm's
 // patterns (they decide by timing kernels), randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
@@ -334,6 +346,23 @@ inline constexpr auto sfdp_5_half = rewrite<"_sfdp_pattern_5[_sfdp_params_check]
     extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_5))), sfdp_params_check<true>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_cpu(m, b, std::nullopt); });
 
+// _sfdp_pattern_13: softmax(bmm(q, permute(k))) @ v on 3-d inputs, as bmm's (the inference form:
+// its dropout is a no-op), _sfdp_params_check  ->  on CPU the inputs given a batch of 1 for the
+// flash kernel with scale 1.0, and its result squeezed back.
+inline constexpr auto sfdp_scores_13 = aten::bmm("query"_x, aten::permute("key"_x, _));
+inline constexpr auto sfdp_13_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
+  if (!sfdp_on_cpu(b.graph(), get<"query">(m))) return m.root();
+  auto batched = [&](NodeId x) { return make(b, ops::unsqueeze(use(x), 0)); };
+  NodeId q = batched(get<"query">(m)), k = batched(get<"key">(m)), v = batched(get<"value">(m));
+  return make(b, ops::squeeze_dim(use(sfdp_flash_cpu(b, q, k, v, 1.0)), 0));
+};
+inline constexpr auto sfdp_13 = rewrite<"_sfdp_pattern_13[_sfdp_params_check]">(
+    extra_check(single_use(aten::bmm(sfdp_softmax(sfdp_scores_13), "value"_x)), sfdp_params_check<false>{}),
+    sfdp_13_replace);
+inline constexpr auto sfdp_13_half = rewrite<"_sfdp_pattern_13[_sfdp_params_check]">(
+    extra_check(single_use(aten::bmm(sfdp_softmax_via_float32(sfdp_scores_13), "value"_x)), sfdp_params_check<false>{}),
+    sfdp_13_replace);
+
 // _sfdp_pattern_7: softmax(q' @ k'^T / c) @ v' with q', k', v' the inputs permuted (0, 2, 1, 3),
 // each product's operands through expand, a contiguous clone and view as traced, c ignored (the
 // replacement uses the default scale); the weights cast (`attn_weight.to(torch.float16)`), and
@@ -430,9 +459,14 @@ inline constexpr auto sfdp_minus_inf = slot<"sfdp_minus_inf", Value>.where([](co
   const double* d = v.get_if<double>();
   return d && std::isinf(*d) && *d < 0;
 });
-inline constexpr auto sfdp_scores_15 = aten::where.self(
-    aten::expand(aten::view(ops::eq_scalar("attn_mask"_x, sfdp_mask_zero), slot<"sfdp_mask_view", Value>), _),
-    aten::full(_, sfdp_minus_inf), sfdp_scores_11);
+/// masked_fill(scores, mask_view == 0, -inf) as decomposed.
+template <class Scores>
+constexpr auto sfdp_masked_minus_inf(Scores scores) {
+  return aten::where.self(
+      aten::expand(aten::view(ops::eq_scalar("attn_mask"_x, sfdp_mask_zero), slot<"sfdp_mask_view", Value>), _),
+      aten::full(_, sfdp_minus_inf), scores);
+}
+inline constexpr auto sfdp_scores_15 = sfdp_masked_minus_inf(sfdp_scores_11);
 /// bs, n_head, q_len, k_len from the (unpermuted) query and key, where known.
 inline std::optional<std::array<std::int64_t, 4>> sfdp_15_sizes(const auto& m, const Graph& g) {
   const std::optional<std::vector<Value>>& q = g[get<"query">(m)].meta().shape;
@@ -453,6 +487,14 @@ struct sfdp_15_check {
     return get<"sfdp_mask_view">(m) == Value::list({Value(bs), Value(1), Value(1), Value(k_len)});
   }
 };
+/// A bool mask (true: attend) as the additive mask the CPU flash kernel takes, as the SDPA
+/// replacement traces it: where(keep, 0, -inf) in `dtype` on `device`.
+inline NodeId sfdp_additive_mask(RewriteBuilder& b, NodeId keep, ScalarType dtype, Device device) {
+  const double inf = std::numeric_limits<double>::infinity();
+  NodeId minus_inf = make(b, aten::scalar_tensor(-inf, "dtype"_kw = dtype, "device"_kw = device));
+  NodeId zero = make(b, aten::scalar_tensor(0.0, "dtype"_kw = dtype, "layout"_kw = Layout::Strided, "device"_kw = device));
+  return make(b, aten::where.self(use(keep), use(zero), use(minus_inf)));
+}
 inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
@@ -465,10 +507,7 @@ inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> 
   keep = b.call(view, {NodeRef{keep}, Value::list({Value(bs), Value(1), Value(1), Value(k_len)})});
   keep = b.call(expand, {NodeRef{keep}, Value::list({Value(bs), Value(n_head), Value(q_len), Value(k_len)})});
   NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
-  const double inf = std::numeric_limits<double>::infinity();
-  NodeId minus_inf = make(b, aten::scalar_tensor(-inf, "dtype"_kw = dtype, "device"_kw = device));
-  NodeId zero = make(b, aten::scalar_tensor(0.0, "dtype"_kw = dtype, "layout"_kw = Layout::Strided, "device"_kw = device));
-  NodeId mask = make(b, aten::where.self(use(keep), use(zero), use(minus_inf)));
+  NodeId mask = sfdp_additive_mask(b, keep, dtype, device);
   NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask),
                                             "scale"_kw = *sfdp_scale<true>(get<"scale_factor">(m))));
   return make(b, getitem(use(attn), 0));
@@ -477,6 +516,109 @@ inline constexpr auto sfdp_15 = rewrite<"_sfdp_pattern_15[fn]">(
     extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_15))), sfdp_15_check{}), sfdp_15_replace);
 inline constexpr auto sfdp_15_half = rewrite<"_sfdp_pattern_15[fn]">(
     extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_15))), sfdp_15_check{}),
+    sfdp_15_replace);
+
+// _sfdp_pattern_18 (HF GPT-2, which also returns the permuted key and value for its cache): the
+// inference form (its dropout a no-op) of softmax(where(causal_mask, permuted q @ permuted k^T /
+// full(inv_scale), full(fill))) @ permuted v, the permuted key and value further roots (Inductor's
+// MultiOutputPattern lists them as outputs: each is read by the attention and by the program).
+// The products' operands go through a contiguous clone, except in the batch-1 forms.
+// _sfdp_params_check. Inductor's tree takes any value for the two fulls; here they must be what
+// the search function writes, the square root of the value's last dimension and the lowest
+// finite value of the query's dtype, since the replacement computes its scale from the value's
+// shape and masks with -inf. Replacement on CPU: the permuted key and value (which take the old
+// ones' uses), the permuted query, where(causal_mask, 0, -inf) in the query's dtype, and the flash
+// kernel with scale 1 / sqrt(d).
+template <bool Contiguous, class X>
+constexpr auto sfdp_operand_18(X x) {
+  if constexpr (Contiguous) return sfdp_contiguous_operand(x);
+  else return aten::view(aten::expand(x, _), _);
+}
+template <bool Contiguous>
+inline constexpr auto sfdp_scores_18 = aten::where.self(
+    "causal_mask"_x,
+    aten::div.Tensor(
+        aten::view(aten::bmm(sfdp_operand_18<Contiguous>(aten::permute("query"_x, _)),
+                             sfdp_operand_18<Contiguous>(
+                                 aten::permute(aten::permute("key"_x, _).named<"sfdp_key_t">().users<2>(), _))),
+                   _),
+        aten::full(_, slot<"sfdp_inv_scale", Value>)),
+    aten::full(_, slot<"sfdp_mask_fill", Value>));
+template <bool Contiguous, class Weights>
+constexpr auto sfdp_18_pattern(Weights weights) {
+  return single_use(multi(
+      aten::view(aten::bmm(aten::view(aten::expand(weights, _), _),
+                           sfdp_operand_18<Contiguous>(aten::permute("value"_x, _).named<"sfdp_value_t">().users<2>())),
+                 _),
+      "sfdp_key_t"_x, "sfdp_value_t"_x));
+}
+/// The lowest finite value of a floating dtype (torch.finfo(dtype).min).
+inline std::optional<double> lowest_finite(ScalarType t) {
+  switch (t) {
+    case ScalarType::Half: return -65504.0;
+    case ScalarType::BFloat16: return -3.3895313892515355e+38;
+    case ScalarType::Float: return static_cast<double>(std::numeric_limits<float>::lowest());
+    case ScalarType::Double: return std::numeric_limits<double>::lowest();
+    default: return std::nullopt;
+  }
+}
+/// The value's last dimension, where known.
+inline std::optional<std::int64_t> sfdp_head_dim(const Graph& g, NodeId value) {
+  const std::optional<std::vector<Value>>& v = g[value].meta().shape;
+  if (!v || v->empty()) return std::nullopt;
+  const std::int64_t* d = v->back().get_if<std::int64_t>();
+  if (!d || *d <= 0) return std::nullopt;
+  return *d;
+}
+struct sfdp_18_check {
+  template <class M>
+  bool operator()(const M& m, const Graph& g) const {
+    if (!sfdp_params_check<false>{}(m, g)) return false;
+    const TensorMeta &q = g[get<"query">(m)].meta(), &mask = g[get<"causal_mask">(m)].meta();
+    if (mask.dtype != ScalarType::Bool || !q.dtype) return false;
+    const std::optional<double> fill = lowest_finite(*q.dtype);
+    const std::optional<double> given = sfdp_scale<false>(get<"sfdp_mask_fill">(m));
+    if (!fill || given != fill) return false;
+    const std::optional<std::int64_t> d = sfdp_head_dim(g, get<"value">(m));
+    const std::optional<double> inv_scale = sfdp_scale<false>(get<"sfdp_inv_scale">(m));
+    if (!d || !inv_scale) return false;
+    const double root = std::sqrt(static_cast<double>(*d));
+    return std::abs(*inv_scale - root) <= 1e-12 * root;
+  }
+};
+inline constexpr auto sfdp_18_replace = [](const auto& m, RewriteBuilder& b) -> std::array<NodeId, 3> {
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m);
+  if (!sfdp_on_cpu(g, q)) return m.root_nodes();
+  NodeId pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m)), pq = sfdp_permuted(b, q);
+  NodeId mask = sfdp_additive_mask(b, get<"causal_mask">(m), *g[q].meta().dtype, *g[q].meta().device);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(*sfdp_head_dim(g, get<"value">(m))));
+  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask), "scale"_kw = scale));
+  return {make(b, getitem(use(attn), 0)), pk, pv};
+};
+inline constexpr auto sfdp_18 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
+    extra_check(sfdp_18_pattern<true>(sfdp_softmax(sfdp_scores_18<true>)), sfdp_18_check{}), sfdp_18_replace);
+inline constexpr auto sfdp_18_bs1 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
+    extra_check(sfdp_18_pattern<false>(sfdp_softmax(sfdp_scores_18<false>)), sfdp_18_check{}), sfdp_18_replace);
+inline constexpr auto sfdp_18_half = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
+    extra_check(sfdp_18_pattern<true>(sfdp_softmax_via_float32(sfdp_scores_18<true>)), sfdp_18_check{}),
+    sfdp_18_replace);
+inline constexpr auto sfdp_18_half_bs1 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
+    extra_check(sfdp_18_pattern<false>(sfdp_softmax_via_float32(sfdp_scores_18<false>)), sfdp_18_check{}),
+    sfdp_18_replace);
+
+// _sfdp_pattern_20 (DistilBert, scaled first): pattern 15 with the permuted query divided by the
+// number s before the product instead of the scores after it (the inference form: its dropout
+// is a no-op). Pattern 15's check and replacement.
+inline constexpr auto sfdp_qk_20 =
+    aten::view(aten::bmm(sfdp_contiguous_operand(aten::div.Tensor(aten::permute("query"_x, _), slot<"scale_factor", Value>)),
+                         sfdp_contiguous_operand(aten::permute(aten::permute("key"_x, _), _))),
+               _);
+inline constexpr auto sfdp_scores_20 = sfdp_masked_minus_inf(sfdp_qk_20);
+inline constexpr auto sfdp_20 = rewrite<"_sfdp_pattern_20[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_20))), sfdp_15_check{}), sfdp_15_replace);
+inline constexpr auto sfdp_20_half = rewrite<"_sfdp_pattern_20[fn]">(
+    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_20))), sfdp_15_check{}),
     sfdp_15_replace);
 
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
@@ -503,9 +645,11 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_1, sfdp_2, sfdp_5, sfdp_7,
-                  sfdp_11, sfdp_14, sfdp_15, sfdp_24, sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half,
-                  sfdp_14_half, sfdp_15_half, sfdp_24_half, inductor_misc_detail::randperm_index_add_pattern);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half, sfdp_1,
+                  sfdp_2, sfdp_5, sfdp_7, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_20, sfdp_24, sfdp_1_half,
+                  sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_14_half, sfdp_15_half, sfdp_18_half,
+                  sfdp_18_half_bs1, sfdp_20_half, sfdp_24_half,
+                  inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules
