@@ -194,13 +194,15 @@ def sfdp_graphs(scalars_as_constants=False, no_dropout=False):
             kw.update(_fixed)
             if not _drop:
                 return _fn(**kw)
-            dropout = torch.nn.functional.dropout
+            # The search functions call either of the two.
+            f_dropout, t_dropout = torch.nn.functional.dropout, torch.dropout
             torch.nn.functional.dropout = lambda x, p=0.5, training=True, inplace=False: (
-                x if p == 0 or not training else dropout(x, p, training, inplace))
+                x if p == 0 or not training else f_dropout(x, p, training, inplace))
+            torch.dropout = lambda x, p, train: x if p == 0 or not train else t_dropout(x, p, train)
             try:
                 return _fn(**kw)
             finally:
-                torch.nn.functional.dropout = dropout
+                torch.nn.functional.dropout, torch.dropout = f_dropout, t_dropout
 
         yield key + ("_scalar" if scalars_as_constants else "") + ("_nodrop" if no_dropout else ""), Fn(call), tensors
 
