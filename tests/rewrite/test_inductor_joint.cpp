@@ -83,6 +83,15 @@ Graph with_inputs_meta(const std::string& fx, const std::string& name) {
     if (n.kind() == NodeKind::Placeholder) g[g.find(n.name())].edit_meta() = n.meta();
   return g;
 }
+/// Oracle graph `name`'s FX text with its first `from` replaced by `to`, read with the metadata
+/// of its inputs: a mutation of an exported graph.
+Graph edited_oracle_graph(const std::string& name, std::string_view from, std::string_view to) {
+  std::string fx = oracle_text(name);
+  const std::size_t at = fx.find(from);
+  REQUIRE(at != std::string::npos);
+  fx.replace(at, from.size(), to);
+  return with_inputs_meta(fx, name);
+}
 
 /// The graph's calls of `op`, in node order.
 std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
@@ -495,14 +504,8 @@ TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask che
 TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and the view's shape are part of the pattern") {
   schema::ensure_builtin_schemas();
   auto sdpa15 = [](Graph& g) { return joint_stats(g, "_sfdp_pattern_15[fn]"); };
-  const std::string name = "_sfdp_pattern_15_inference_scalar", text = oracle_text(name);
-  auto edited = [&](std::string_view from, std::string_view to) {
-    std::string fx = text;
-    const std::size_t at = fx.find(from);
-    REQUIRE(at != std::string::npos);
-    fx.replace(at, from.size(), to);
-    return with_inputs_meta(fx, name);
-  };
+  const std::string name = "_sfdp_pattern_15_inference_scalar";
+  auto edited = [&](std::string_view from, std::string_view to) { return edited_oracle_graph(name, from, to); };
   {
     // As exported: the kernel gets where(mask == 1, 0, -inf) of the query's dtype, scale 1 / 2.
     Graph g = oracle_graph(name);
@@ -538,14 +541,8 @@ TEST_CASE("inductor_joint: SDPA pattern 18: the permuted key and value are roots
   schema::ensure_builtin_schemas();
   const std::string rule = "_sfdp_pattern_18[_sfdp_params_check]";
   auto sdpa18 = [&](Graph& g) { return joint_stats(g, rule); };
-  const std::string name = "_sfdp_pattern_18_inference_scalar_nodrop", text = oracle_text(name);
-  auto edited = [&](std::string_view from, std::string_view to) {
-    std::string fx = text;
-    const std::size_t at = fx.find(from);
-    REQUIRE(at != std::string::npos);
-    fx.replace(at, from.size(), to);
-    return with_inputs_meta(fx, name);
-  };
+  const std::string name = "_sfdp_pattern_18_inference_scalar_nodrop";
+  auto edited = [&](std::string_view from, std::string_view to) { return edited_oracle_graph(name, from, to); };
   {
     // As exported: the program's key and value outputs are the replacement's own permutes, also
     // read by the kernel; the kernel's scale is 1 / sqrt(16), its mask where(causal_mask, 0, -inf).
