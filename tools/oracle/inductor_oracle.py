@@ -9,8 +9,9 @@ Writes, under DIR:
   op_tags.txt        `aten::NAME.OVERLOAD tag,tag` for every ATen overload torch has (the
                      schema table's tags: pointwise, view, ...), for the graph metadata.
   joint/NAME.*       for each graph the joint pass is run on: the torch.export graph decomposed
-                     with Inductor's table (NAME.export.json, NAME.export.fx.txt: what the joint
-                     pass sees in inference), the graph after joint_graph.patterns.apply under the
+                     with Inductor's table, without export's _assert_tensor_metadata checks
+                     (NAME.export.json, NAME.export.fx.txt: what the joint pass sees in
+                     inference under torch.compile), the graph after joint_graph.patterns.apply under the
                      graph's fake mode (NAME.after.fx.txt).
   joint.json         per graph: nodes, matched (every handler call, as Inductor counts), counts
                      per entry, the op histogram after.
@@ -84,6 +85,27 @@ def check_key(e):
     return fn_key(e.extra_check)
 
 
+def source_of(f):
+    try:
+        return inspect.getsource(inspect.unwrap(f))
+    except Exception:
+        return ""
+
+
+def code_of(e):
+    """The Python that decides what an entry does, for the port: a graph pattern's handler; a
+    register_replacement entry's search and replacement functions and the user check its
+    check_fn wraps."""
+    h = getattr(e, "handler", None)
+    if h is not None:
+        return {"handler": source_of(h)}
+    try:
+        cv = inspect.getclosurevars(e.extra_check).nonlocals
+    except Exception:
+        return {}
+    return {k: source_of(cv[k]) for k in ("search_fn", "replace_fn", "extra_check") if callable(cv.get(k))}
+
+
 def describe(p):
     out, seen = [], {}
     for target, entries in p.patterns.items():
@@ -94,7 +116,8 @@ def describe(p):
             h = getattr(e, "handler", None)
             rec = {"name": entry_name(e), "kind": type(e).__name__, "targets": [str(target)],
                    "source": where(h) if h else "", "check": getattr(e.extra_check, "__name__", ""),
-                   "check_source": where(e.extra_check), "check_key": check_key(e), "pattern": repr(e.pattern)}
+                   "check_source": where(e.extra_check), "check_key": check_key(e), "pattern": repr(e.pattern),
+                   "code": code_of(e)}
             seen[id(e)] = rec
             out.append(rec)
     return out
@@ -273,12 +296,28 @@ def dev_graphs(names):
             print("skip", name, e)
 
 
+def drop_metadata_asserts(ep):
+    """torch.export writes a `.to(dtype)` with an aten._assert_tensor_metadata call on the
+    converted tensor; torch.compile's graphs have none (AOT autograd adds them only in export
+    mode). Each is one more user of that tensor, which the SDPA trees' single-user nodes then
+    refuse: erased, the graph is the one the joint pass sees under torch.compile."""
+    check = getattr(torch.ops.aten, "_assert_tensor_metadata", None)
+    if check is None:
+        return
+    g = ep.graph_module.graph
+    for n in list(g.nodes):
+        if n.op == "call_function" and n.target in (check, check.default) and not n.users:
+            g.erase_node(n)
+    ep.graph_module.recompile()
+
+
 def run_joint(out, graphs, counts, reps, save):
     res = {}
     os.makedirs(os.path.join(out, "joint"), exist_ok=True)
     for name, mod, args in graphs:
         try:
             ep = torch.export.export(mod, args, strict=False).run_decompositions(select_decomp_table())
+            drop_metadata_asserts(ep)
         except Exception as e:
             res[name] = {"error": f"export: {type(e).__name__}: {e}"[:500]}
             continue

@@ -7,7 +7,7 @@ oracle in tests/data/inductor:
   their per-entry keys renamed to the entries.json names of the same positions (an entry's @id
   differs between runs, and several forms of an SDPA pattern share its name).
 - joint/NAME.*: the new run's files are copied.
-- entries.json: each joint entry gets the new run's full pattern text and check_key, matched by
+- entries.json: each joint entry gets the new run's full pattern text, check_key and code, matched by
   position (the registration order is torch's own, the same in every run); the names must agree
   up to their @id, or nothing is written.
 """
@@ -27,8 +27,9 @@ def main(new, old):
     renamed = {n["name"]: o["name"] for o, n in zip(oe["joint"], ne["joint"])}
     for o, n in zip(oe["joint"], ne["joint"]):
         o["pattern"] = n["pattern"]
-        if "check_key" in n:
-            o["check_key"] = n["check_key"]
+        for k in ("check_key", "code"):
+            if k in n:
+                o[k] = n[k]
     nj = json.load(open(os.path.join(new, "joint.json")))["graphs"]
     oj = json.load(open(os.path.join(old, "joint.json")))
     for g, rec in nj.items():

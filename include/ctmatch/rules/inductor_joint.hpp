@@ -12,9 +12,9 @@
 //   fix_iota_device    prims.iota(n, start=, step=, dtype=, device=d, requires_grad=) whose users
 //                      are all index.Tensor / index_put with one known device u, and u.type !=
 //                      d.type  ->  the same iota on u
-//   pointless_convert  convert_element_type(convert_element_type(x, d1) [one user], d2), x's
-//                      dtype, d1, d2 among f16/bf16/f32/f64 and itemsize(d1) >= itemsize(d2)
-//                      ->  convert_element_type(x, d2)
+//   pointless_convert  convert_element_type(convert_element_type(x, d1) [one user], d2), d1 and
+//                      d2 among f16/bf16/f32/f64  ->  convert_element_type(x, d2) (as torch 2.11
+//                      has it: also where d1 is the narrower, which rounds through it)
 //   bmm_to_mm          bmm(a, b), a and b on cuda with batch 1  ->  unsqueeze(mm(squeeze(a, 0),
 //                      squeeze(b, 0)), 0) (Inductor traces this with replace_by_example)
 //   scatter_upon_const_tensor  scatter(full(shape, bg, dtype=), dim, selector, val), the selector
@@ -33,10 +33,13 @@
 //                      float32 and float16 inference forms, _sfdp_params_check  ->  getitem(
 //                      _scaled_dot_product_flash_attention_for_cpu(q', k', v'), 0) of the
 //                      permuted inputs, on CPU (as pattern 5)
+//   _sfdp_pattern_9    pattern 7 with the permuted query divided by c before the product
 //   _sfdp_pattern_11   pattern 7 without the weights' cast, the scores divided by a number s,
 //                      float32 and float16 inference forms  ->  as pattern 7, scale 1 / s
 //   _sfdp_pattern_14   pattern 11 plus an additive mask, float32 and float16 inference forms  ->
 //                      as pattern 11, with the mask (cast to the query's dtype where it differs)
+//   _sfdp_pattern_16   pattern 14 with the weights cast: the forms of float16 inputs and a
+//                      float32 mask, with and without the clones; refused on cuda  ->  as 14
 //   _sfdp_pattern_15   pattern 11 with masked_fill(s, mask == 0 viewed (bs, 1, 1, k_len), -inf),
 //                      float32 and float16 inference forms  ->  the permuted inputs and
 //                      where(mask == 1, 0, -inf) into the CPU flash kernel, scale 1 / s
@@ -48,16 +51,30 @@
 //                      them), float32 and float16 inference forms, with and without the contiguous
 //                      clones (batch 1)  ->  new permutes of k and v, where(causal_mask, 0, -inf),
 //                      the CPU flash kernel with scale 1 / sqrt(d)
+//   _sfdp_pattern_19   softmax(where(causal_mask, q @ k^T / full(sqrt(d)), full(lowest)) + mask)
+//                      @ v, float32 and float16 inference forms  ->  where(causal_mask, mask, -inf)
+//                      into the CPU flash kernel with scale 1 / sqrt(d)
 //   _sfdp_pattern_20   pattern 15 with the permuted query divided by s before the product, float32
 //                      and float16 inference forms  ->  as pattern 15
 //   _sfdp_pattern_24   softmax(view(view(q @ k^T) + mask)) @ v, float32 and float16 inference
 //                      forms, no check (as registered)  ->  the same replacement with scale=1.0
+//   _sfdp_pattern_21 to _sfdp_pattern_23, _sfdp_pattern_25 to _sfdp_pattern_27 (T5)
+//                      softmax(q' @ k'^T [+ mask]) @ v', no scale, 22/23/26/27 also returning k'
+//                      and v'; float32 (21-23) and float16 forms, with and without the clones;
+//                      25-27 refused on cuda  ->  the permuted inputs into the CPU flash kernel
+//                      with scale 1
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
 // The inference forms of patterns 3 and 12 have the tree and check of 1 and 11, which come
-// first: they never fire and need no port. Not yet (see the table): the other SDPA patterns and
-// the training forms. Left out: pad_mm's
-// patterns (they decide by timing kernels), randperm_index_pattern (see inductor_misc.hpp).
+// first: they never fire and need no port. Where Inductor's tree takes any value that its
+// replacement assumes (the fulls of 18 and 19; the mask's 0 and -inf of 15 and 20), the port
+// requires that value: Inductor would rewrite other values wrongly. Not so the divisor c of 5, 7
+// and 9, whose replacement uses SDPA's default scale 1 / sqrt(d): Inductor does rewrite other
+// divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
+// and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
+// the training forms, and 16's two batch-1 inference forms of a mask of the query's dtype (5's
+// trees take their graphs first). Left out: pad_mm's patterns (they decide by timing kernels),
+// randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
 // (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
@@ -112,10 +129,8 @@ inline constexpr auto pointless_convert = rewrite<"pointless_convert">(
     ops::convert_element_type(ops::convert_element_type("arg"_x, slot<"dtype1", DType>).users<1>(),
                               slot<"dtype2", DType>),
     [](const auto& m, RewriteBuilder& b) -> NodeId {
-      const std::optional<ScalarType>& arg = b.graph()[get<"arg">(m)].meta().dtype;
-      ScalarType d1 = get<"dtype1">(m), d2 = get<"dtype2">(m);
-      if (!arg || !amp_float(*arg) || !amp_float(d1) || !amp_float(d2)) return m.root();
-      if (itemsize(d1) < itemsize(d2)) return m.root();  // a narrower intermediate is kept
+      const ScalarType d1 = get<"dtype1">(m), d2 = get<"dtype2">(m);
+      if (!amp_float(d1) || !amp_float(d2)) return m.root();
       return make(b, ops::convert_element_type(use(get<"arg">(m)), d2));
     });
 
@@ -244,16 +259,19 @@ constexpr auto sfdp_times_value(Weights w) {
   return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), aten::view(aten::expand("value"_x, _), _)), _);
 }
 
-/// Inductor's _sfdp_params_check: query, key and value of one dtype and one device; an
-/// attention mask, where the pattern adds one, a tensor (not a number) of the query's dtype,
-/// bool or float32, on its device, and not 0-d. Metadata missing fails the check.
-template <bool Mask>
+/// Inductor's _sfdp_params_check: query, key and value of one dtype and one device, not float32
+/// on cuda (the fused kernels use tf32, which torch's default float32 matmul precision does not
+/// allow); an attention mask, where the pattern adds one, a tensor (not a number) of the query's
+/// dtype, bool or float32, on its device, and not 0-d. Metadata missing fails the check.
+/// With NotCuda (_sfdp_extra_check's disable_cuda), a query on cuda fails it too.
+template <bool Mask, bool NotCuda = false>
 struct sfdp_params_check {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
     const TensorMeta &q = g[get<"query">(m)].meta(), &k = g[get<"key">(m)].meta(), &v = g[get<"value">(m)].meta();
     if (!q.dtype || q.dtype != k.dtype || q.dtype != v.dtype) return false;
     if (!q.device || q.device != k.device || q.device != v.device) return false;
+    if (q.device->type == DeviceType::CUDA && (NotCuda || q.dtype == ScalarType::Float)) return false;
     if constexpr (Mask) {
       const Value& mask = get<"attn_mask">(m);
       if (!mask.is_node()) return false;
@@ -309,13 +327,29 @@ std::optional<double> sfdp_scale(const Value& s) {
   if (!v || (Divides && *v == 0)) return std::nullopt;
   return Divides ? 1.0 / *v : *v;
 }
-template <bool Divides, bool Mask = false>
+template <bool Divides, bool Mask = false, bool NotCuda = false>
 struct sfdp_scaled_check {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    return sfdp_scale<Divides>(get<"scale_factor">(m)) && sfdp_params_check<Mask>{}(m, g);
+    return sfdp_scale<Divides>(get<"scale_factor">(m)) && sfdp_params_check<Mask, NotCuda>{}(m, g);
   }
 };
+/// The last dimension of `x`, where known: the head dimension d of a query, key or value.
+inline std::optional<std::int64_t> sfdp_head_dim(const Graph& g, NodeId x) {
+  const std::optional<std::vector<Value>>& shape = g[x].meta().shape;
+  if (!shape || shape->empty()) return std::nullopt;
+  const std::int64_t* d = shape->back().get_if<std::int64_t>();
+  if (!d || *d <= 0) return std::nullopt;
+  return *d;
+}
+/// Whether `v` is the number sqrt(d) (to rounding).
+inline bool sfdp_is_sqrt_of(const Value& v, std::optional<std::int64_t> d) {
+  const std::optional<double> x = sfdp_scale<false>(v);
+  if (!x || !d) return false;
+  const double root = std::sqrt(static_cast<double>(*d));
+  return std::abs(*x - root) <= 1e-12 * root;
+}
+
 template <bool Divides>
 NodeId sfdp_replace_scaled_cpu(const auto& m, RewriteBuilder& b) {
   if (!sfdp_on_cpu(b.graph(), get<"query">(m))) return m.root();
@@ -337,7 +371,8 @@ inline constexpr auto sfdp_2_half = rewrite<"_sfdp_pattern_2[fn]">(
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
 
 // _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
-// default scale); in half precision the scores go through float32.
+// default scale 1 / sqrt(d): see the file's comment); in half precision the scores go through
+// float32.
 inline constexpr auto sfdp_scores_5 = aten::add.Tensor(aten::div.Tensor(sfdp_qk, _), slot<"attn_mask", Value>);
 inline constexpr auto sfdp_5 = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
     extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_5))), sfdp_params_check<true>{}),
@@ -363,61 +398,120 @@ inline constexpr auto sfdp_13_half = rewrite<"_sfdp_pattern_13[_sfdp_params_chec
     extra_check(single_use(aten::bmm(sfdp_softmax_via_float32(sfdp_scores_13), "value"_x)), sfdp_params_check<false>{}),
     sfdp_13_replace);
 
-// _sfdp_pattern_7: softmax(q' @ k'^T / c) @ v' with q', k', v' the inputs permuted (0, 2, 1, 3),
-// each product's operands through expand, a contiguous clone and view as traced, c ignored (the
-// replacement uses the default scale); the weights cast (`attn_weight.to(torch.float16)`), and
-// in the float16 form the scores cast to float32 first. Inference forms: no dropout.
+// ---- The permuted attentions (patterns 7, 9, 11, 14-16, 18, 20-23, 25-27) ----
+// The search functions take (bs, len, heads, d) inputs and permute them (0, 2, 1, 3); each
+// product's operands go through expand, a contiguous clone and view as traced, except in the
+// batch-1 forms (Contiguous = false), where the clone is gone. The forms that also return the
+// permuted key and value (KV = true: patterns 18, 22, 23, 26, 27) have them as further roots:
+// Inductor's MultiOutputPattern lists them as outputs, each read by the attention and by the
+// program.
 inline constexpr auto sfdp_contiguous = [](const Node& n) {
   const Value* f = n.kwarg("memory_format");
   return f && *f == Value(MemoryFormat::Contiguous);
 };
-/// view(clone(expand(x), memory_format=torch.contiguous_format)): a matmul operand as traced.
-template <class X>
-constexpr auto sfdp_contiguous_operand(X x) {
-  return aten::view(aten::clone(aten::expand(x, _)).where(sfdp_contiguous), _);
+/// A matmul operand as traced: view(clone(expand(x), memory_format=torch.contiguous_format)),
+/// or view(expand(x)) without the clone.
+template <bool Contiguous, class X>
+constexpr auto sfdp_operand(X x) {
+  if constexpr (Contiguous) return aten::view(aten::clone(aten::expand(x, _)).where(sfdp_contiguous), _);
+  else return aten::view(aten::expand(x, _), _);
 }
-inline constexpr auto sfdp_qk_7 = aten::view(aten::bmm(sfdp_contiguous_operand(aten::permute("query"_x, _)),
-                                                      sfdp_contiguous_operand(aten::permute(aten::permute("key"_x, _), _))),
-                                            _);
-template <class Weights>
-constexpr auto sfdp_times_value_7(Weights w) {
-  return aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_contiguous_operand(aten::permute("value"_x, _))), _);
+/// permute(key) and permute(value), named roots where the program also returns them.
+template <bool KV>
+constexpr auto sfdp_key_t() {
+  if constexpr (KV) return aten::permute("key"_x, _).named<"sfdp_key_t">().users<2>();
+  else return aten::permute("key"_x, _);
 }
+template <bool KV>
+constexpr auto sfdp_value_t() {
+  if constexpr (KV) return aten::permute("value"_x, _).named<"sfdp_value_t">().users<2>();
+  else return aten::permute("value"_x, _);
+}
+/// q' @ k'^T, `q` the query side (permute(query), or it divided by a scale first).
+template <bool Contiguous = true, bool KV = false, class Q>
+constexpr auto sfdp_permuted_qk(Q q) {
+  return aten::view(aten::bmm(sfdp_operand<Contiguous>(q), sfdp_operand<Contiguous>(aten::permute(sfdp_key_t<KV>(), _))), _);
+}
+/// weights @ v', the whole tree used once; with KV, the permuted key and value further roots.
+template <bool Contiguous = true, bool KV = false, class Weights>
+constexpr auto sfdp_permuted_attention(Weights w) {
+  auto out = aten::view(aten::bmm(aten::view(aten::expand(w, _), _), sfdp_operand<Contiguous>(sfdp_value_t<KV>())), _);
+  if constexpr (KV) return single_use(multi(out, "sfdp_key_t"_x, "sfdp_value_t"_x));
+  else return single_use(out);
+}
+inline constexpr auto sfdp_qk_7 = sfdp_permuted_qk(aten::permute("query"_x, _));
+/// The permuted query divided by s before the product: any value (pattern 9), the number s
+/// (pattern 20).
+template <class S>
+constexpr auto sfdp_qk_scaled_first(S s) {
+  return sfdp_permuted_qk(aten::div.Tensor(aten::permute("query"_x, _), s));
+}
+inline constexpr auto sfdp_qk_9 = sfdp_qk_scaled_first(_);
+inline constexpr auto sfdp_qk_20 = sfdp_qk_scaled_first(slot<"scale_factor", Value>);
+
 /// x permuted (0, 2, 1, 3): (bs, len, heads, dim) <-> (bs, heads, len, dim), as the search
 /// functions of the permuted patterns write it.
 inline NodeId sfdp_permuted(RewriteBuilder& b, NodeId x) {
   static const OpId permute = decltype(aten::permute)::id();
   return b.call(permute, {NodeRef{x}, Value::list({Value(0), Value(2), Value(1), Value(3)})});
 }
-/// Patterns 7, 11 and 14's replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the
-/// search function does, then the CPU flash kernel's first result (with `scale` where given;
-/// with the mask, cast to the query's dtype where it differs, where the pattern has one);
-/// unchanged on other devices.
-template <bool Mask = false, class M>
-NodeId sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale = std::nullopt) {
+/// How a permuted replacement passes the pattern's attn_mask to the kernel: none, cast to the
+/// query's dtype where it differs (`attn_mask.to(dtype=query.dtype)`), or as it is (patterns 25
+/// and 26).
+enum class SdpaMask { none, cast, as_is };
+/// The permuted patterns' replacement on a CPU graph: the inputs permuted (0, 2, 1, 3) as the
+/// search function does, then the CPU flash kernel's first result (with `scale` where given and
+/// the mask as `Mask` says); with KV also the new permuted key and value, which take the old
+/// ones' uses. Unchanged on other devices.
+template <SdpaMask Mask = SdpaMask::none, bool KV = false, class M>
+auto sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale = std::nullopt)
+    -> std::conditional_t<KV, std::array<NodeId, 3>, NodeId> {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
-  if (!sfdp_on_cpu(g, q)) return m.root();
-  NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
-  if constexpr (!Mask) {
-    return sfdp_flash_cpu(b, pq, pk, pv, scale);
-  } else {
-    NodeId mask = get<"attn_mask">(m).node();
-    if (g[mask].meta().dtype != g[q].meta().dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta().dtype));
-    NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask), "scale"_kw = *scale))
-                        : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask)));
-    return make(b, getitem(use(attn), 0));
+  if (!sfdp_on_cpu(g, q)) {
+    if constexpr (KV) return m.root_nodes();
+    else return m.root();
   }
+  NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
+  std::optional<NodeId> mask;
+  if constexpr (Mask != SdpaMask::none) {
+    mask = get<"attn_mask">(m).node();
+    if (Mask == SdpaMask::cast && g[*mask].meta().dtype != g[q].meta().dtype)
+      mask = make(b, ops::convert_element_type(use(*mask), *g[q].meta().dtype));
+  }
+  NodeId out;
+  if (!mask) {
+    out = sfdp_flash_cpu(b, pq, pk, pv, scale);
+  } else {
+    NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(*mask), "scale"_kw = *scale))
+                        : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(*mask)));
+    out = make(b, getitem(use(attn), 0));
+  }
+  if constexpr (KV) return std::array{out, pk, pv};
+  else return out;
 }
+
+// _sfdp_pattern_7: softmax(q' @ k'^T / c) @ v', c ignored (as 5's), the weights cast
+// (`attn_weight.to(torch.float16)`), and in the float16 form the scores cast to float32 first.
+// Inference forms: no dropout. _sfdp_pattern_9: the same with q' divided by c before the product.
+inline constexpr auto sfdp_replace_permuted = [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); };
 inline constexpr auto sfdp_7 = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
-    extra_check(single_use(sfdp_times_value_7(
-                    ops::convert_element_type(sfdp_softmax(aten::div.Tensor(sfdp_qk_7, _)), _))),
+    extra_check(sfdp_permuted_attention(ops::convert_element_type(
+                    sfdp_softmax(aten::div.Tensor(sfdp_qk_7, _)), _)),
                 sfdp_params_check<false>{}),
-    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
+    sfdp_replace_permuted);
 inline constexpr auto sfdp_7_half = rewrite<"_sfdp_pattern_7[_sfdp_params_check]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(aten::div.Tensor(sfdp_qk_7, _)))),
+    extra_check(sfdp_permuted_attention(
+                    sfdp_softmax_via_float32(aten::div.Tensor(sfdp_qk_7, _))),
                 sfdp_params_check<false>{}),
-    [](const auto& m, RewriteBuilder& b) { return sfdp_replace_permuted_cpu(m, b); });
+    sfdp_replace_permuted);
+inline constexpr auto sfdp_9 = rewrite<"_sfdp_pattern_9[_sfdp_params_check]">(
+    extra_check(sfdp_permuted_attention(ops::convert_element_type(sfdp_softmax(sfdp_qk_9), _)),
+                sfdp_params_check<false>{}),
+    sfdp_replace_permuted);
+inline constexpr auto sfdp_9_half = rewrite<"_sfdp_pattern_9[_sfdp_params_check]">(
+    extra_check(sfdp_permuted_attention(sfdp_softmax_via_float32(sfdp_qk_9)), sfdp_params_check<false>{}),
+    sfdp_replace_permuted);
 
 // _sfdp_pattern_11: pattern 7's permuted attention without the weights' cast, the scores divided
 // by a number s (_sfdp_extra_check)  ->  the permuted inputs into the CPU flash kernel with scale
@@ -427,25 +521,37 @@ inline constexpr auto sfdp_11_replace = [](const auto& m, RewriteBuilder& b) {
   return sfdp_replace_permuted_cpu(m, b, sfdp_scale<true>(get<"scale_factor">(m)));
 };
 inline constexpr auto sfdp_11 = rewrite<"_sfdp_pattern_11[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_11))), sfdp_scaled_check<true>{}),
-    sfdp_11_replace);
+    extra_check(sfdp_permuted_attention(sfdp_softmax(sfdp_scores_11)), sfdp_scaled_check<true>{}), sfdp_11_replace);
 inline constexpr auto sfdp_11_half = rewrite<"_sfdp_pattern_11[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_11))), sfdp_scaled_check<true>{}),
+    extra_check(sfdp_permuted_attention(sfdp_softmax_via_float32(sfdp_scores_11)), sfdp_scaled_check<true>{}),
     sfdp_11_replace);
 
-// _sfdp_pattern_14 (BertLarge): pattern 11 with an additive mask, softmax(permuted q @ permuted
-// k^T / s + mask) @ permuted v, s a number  ->  the permuted inputs and the mask (cast to the
-// query's dtype) into the CPU flash kernel with scale 1 / s.
-inline constexpr auto sfdp_scores_14 = aten::add.Tensor(sfdp_scores_11, slot<"attn_mask", Value>);
+// _sfdp_pattern_14 (BertLarge): pattern 11 with an additive mask, softmax(q' @ k'^T / s + mask)
+// @ v', s a number  ->  the permuted inputs and the mask (cast to the query's dtype) into the CPU
+// flash kernel with scale 1 / s. _sfdp_pattern_16 (BertLarge with dropout): the same tree with
+// the weights cast (the forms of a float32 mask with float16 inputs, with and without the
+// clones), on cuda refused (disable_cuda); the same replacement.
+template <bool Contiguous = true>
+inline constexpr auto sfdp_scores_14 = aten::add.Tensor(
+    aten::div.Tensor(sfdp_permuted_qk<Contiguous>(aten::permute("query"_x, _)), slot<"scale_factor", Value>),
+    slot<"attn_mask", Value>);
 inline constexpr auto sfdp_14_replace = [](const auto& m, RewriteBuilder& b) {
-  return sfdp_replace_permuted_cpu<true>(m, b, sfdp_scale<true>(get<"scale_factor">(m)));
+  return sfdp_replace_permuted_cpu<SdpaMask::cast>(m, b, sfdp_scale<true>(get<"scale_factor">(m)));
 };
 inline constexpr auto sfdp_14 = rewrite<"_sfdp_pattern_14[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_14))), sfdp_scaled_check<true, true>{}),
+    extra_check(sfdp_permuted_attention(sfdp_softmax(sfdp_scores_14<>)), sfdp_scaled_check<true, true>{}),
     sfdp_14_replace);
 inline constexpr auto sfdp_14_half = rewrite<"_sfdp_pattern_14[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_14))), sfdp_scaled_check<true, true>{}),
+    extra_check(sfdp_permuted_attention(sfdp_softmax_via_float32(sfdp_scores_14<>)), sfdp_scaled_check<true, true>{}),
     sfdp_14_replace);
+template <bool Contiguous>
+inline constexpr auto sfdp_16_mask_fp32_form = rewrite<"_sfdp_pattern_16[fn]">(
+    extra_check(sfdp_permuted_attention<Contiguous>(
+                    ops::convert_element_type(sfdp_softmax(sfdp_scores_14<Contiguous>), _)),
+                sfdp_scaled_check<true, true, true>{}),
+    sfdp_14_replace);
+inline constexpr auto sfdp_16_mask_fp32 = sfdp_16_mask_fp32_form<true>;
+inline constexpr auto sfdp_16_mask_fp32_bs1 = sfdp_16_mask_fp32_form<false>;
 
 // _sfdp_pattern_15 (DistilBert): pattern 11's scores masked, masked_fill(s, mask_view == 0, -inf)
 // as decomposed: where(expand(view(mask == 0, (bs, 1, 1, k_len))), full((), -inf), s). Inductor's
@@ -513,44 +619,23 @@ inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> 
   return make(b, getitem(use(attn), 0));
 };
 inline constexpr auto sfdp_15 = rewrite<"_sfdp_pattern_15[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_15))), sfdp_15_check{}), sfdp_15_replace);
+    extra_check(sfdp_permuted_attention(sfdp_softmax(sfdp_scores_15)), sfdp_15_check{}), sfdp_15_replace);
 inline constexpr auto sfdp_15_half = rewrite<"_sfdp_pattern_15[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_15))), sfdp_15_check{}),
-    sfdp_15_replace);
+    extra_check(sfdp_permuted_attention(sfdp_softmax_via_float32(sfdp_scores_15)), sfdp_15_check{}), sfdp_15_replace);
 
-// _sfdp_pattern_18 (HF GPT-2, which also returns the permuted key and value for its cache): the
-// inference form (its dropout a no-op) of softmax(where(causal_mask, permuted q @ permuted k^T /
-// full(inv_scale), full(fill))) @ permuted v, the permuted key and value further roots (Inductor's
-// MultiOutputPattern lists them as outputs: each is read by the attention and by the program).
-// The products' operands go through a contiguous clone, except in the batch-1 forms.
-// _sfdp_params_check. Inductor's tree takes any value for the two fulls; here they must be what
-// the search function writes, the square root of the value's last dimension and the lowest
-// finite value of the query's dtype, since the replacement computes its scale from the value's
-// shape and masks with -inf. Replacement on CPU: the permuted key and value (which take the old
-// ones' uses), the permuted query, where(causal_mask, 0, -inf) in the query's dtype, and the flash
-// kernel with scale 1 / sqrt(d).
-template <bool Contiguous, class X>
-constexpr auto sfdp_operand_18(X x) {
-  if constexpr (Contiguous) return sfdp_contiguous_operand(x);
-  else return aten::view(aten::expand(x, _), _);
-}
-template <bool Contiguous>
-inline constexpr auto sfdp_scores_18 = aten::where.self(
-    "causal_mask"_x,
-    aten::div.Tensor(
-        aten::view(aten::bmm(sfdp_operand_18<Contiguous>(aten::permute("query"_x, _)),
-                             sfdp_operand_18<Contiguous>(
-                                 aten::permute(aten::permute("key"_x, _).named<"sfdp_key_t">().users<2>(), _))),
-                   _),
-        aten::full(_, slot<"sfdp_inv_scale", Value>)),
-    aten::full(_, slot<"sfdp_mask_fill", Value>));
-template <bool Contiguous, class Weights>
-constexpr auto sfdp_18_pattern(Weights weights) {
-  return single_use(multi(
-      aten::view(aten::bmm(aten::view(aten::expand(weights, _), _),
-                           sfdp_operand_18<Contiguous>(aten::permute("value"_x, _).named<"sfdp_value_t">().users<2>())),
-                 _),
-      "sfdp_key_t"_x, "sfdp_value_t"_x));
+// _sfdp_pattern_18 (HF GPT-2, which also returns the permuted key and value for its cache) and
+// _sfdp_pattern_19 (GPT-2 token classification / generation): causal attention,
+// where(causal_mask, scores / full(inv_scale), full(fill)), 19 then adding attn_mask. 18 is
+// permuted and returns k' and v' (with and without the clones); 19 takes (bs, heads, len, d)
+// inputs as they are, and its float16 form casts the weights. The inference forms: the dropout is
+// a no-op. _sfdp_params_check. Inductor's tree takes any value for the two fulls; here they must
+// be what the search function writes, the square root of the value's last dimension and the
+// lowest finite value of the query's dtype, and the causal mask bool, since the replacement
+// computes its scale from the value's shape and masks with -inf.
+template <class Scores>
+constexpr auto sfdp_causal(Scores scores) {
+  return aten::where.self("causal_mask"_x, aten::div.Tensor(scores, aten::full(_, slot<"sfdp_inv_scale", Value>)),
+                          aten::full(_, slot<"sfdp_mask_fill", Value>));
 }
 /// The lowest finite value of a floating dtype (torch.finfo(dtype).min).
 inline std::optional<double> lowest_finite(ScalarType t) {
@@ -562,64 +647,135 @@ inline std::optional<double> lowest_finite(ScalarType t) {
     default: return std::nullopt;
   }
 }
-/// The value's last dimension, where known.
-inline std::optional<std::int64_t> sfdp_head_dim(const Graph& g, NodeId value) {
-  const std::optional<std::vector<Value>>& v = g[value].meta().shape;
-  if (!v || v->empty()) return std::nullopt;
-  const std::int64_t* d = v->back().get_if<std::int64_t>();
-  if (!d || *d <= 0) return std::nullopt;
-  return *d;
-}
-struct sfdp_18_check {
+template <bool Mask>
+struct sfdp_causal_check {
   template <class M>
   bool operator()(const M& m, const Graph& g) const {
-    if (!sfdp_params_check<false>{}(m, g)) return false;
+    if (!sfdp_params_check<Mask>{}(m, g)) return false;
     const TensorMeta &q = g[get<"query">(m)].meta(), &mask = g[get<"causal_mask">(m)].meta();
     if (mask.dtype != ScalarType::Bool || !q.dtype) return false;
     const std::optional<double> fill = lowest_finite(*q.dtype);
-    const std::optional<double> given = sfdp_scale<false>(get<"sfdp_mask_fill">(m));
-    if (!fill || given != fill) return false;
-    const std::optional<std::int64_t> d = sfdp_head_dim(g, get<"value">(m));
-    const std::optional<double> inv_scale = sfdp_scale<false>(get<"sfdp_inv_scale">(m));
-    if (!d || !inv_scale) return false;
-    const double root = std::sqrt(static_cast<double>(*d));
-    return std::abs(*inv_scale - root) <= 1e-12 * root;
+    if (!fill || sfdp_scale<false>(get<"sfdp_mask_fill">(m)) != fill) return false;
+    return sfdp_is_sqrt_of(get<"sfdp_inv_scale">(m), sfdp_head_dim(g, get<"value">(m)));
   }
 };
+/// 1 / sqrt(d) of the value's head dimension d.
+inline double sfdp_value_scale(const Graph& g, NodeId value) {
+  return 1.0 / std::sqrt(static_cast<double>(*sfdp_head_dim(g, value)));
+}
+// 18's replacement on CPU: the permuted key and value (which take the old ones' uses), the
+// permuted query, where(causal_mask, 0, -inf) in the query's dtype, and the flash kernel.
 inline constexpr auto sfdp_18_replace = [](const auto& m, RewriteBuilder& b) -> std::array<NodeId, 3> {
   const Graph& g = b.graph();
   const NodeId q = get<"query">(m);
   if (!sfdp_on_cpu(g, q)) return m.root_nodes();
   NodeId pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m)), pq = sfdp_permuted(b, q);
   NodeId mask = sfdp_additive_mask(b, get<"causal_mask">(m), *g[q].meta().dtype, *g[q].meta().device);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(*sfdp_head_dim(g, get<"value">(m))));
-  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask), "scale"_kw = scale));
+  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask),
+                                            "scale"_kw = sfdp_value_scale(g, get<"value">(m))));
   return {make(b, getitem(use(attn), 0)), pk, pv};
 };
+template <bool Contiguous>
+inline constexpr auto sfdp_scores_18 = sfdp_causal(sfdp_permuted_qk<Contiguous, true>(aten::permute("query"_x, _)));
 inline constexpr auto sfdp_18 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
-    extra_check(sfdp_18_pattern<true>(sfdp_softmax(sfdp_scores_18<true>)), sfdp_18_check{}), sfdp_18_replace);
+    extra_check(sfdp_permuted_attention<true, true>(sfdp_softmax(sfdp_scores_18<true>)), sfdp_causal_check<false>{}),
+    sfdp_18_replace);
 inline constexpr auto sfdp_18_bs1 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
-    extra_check(sfdp_18_pattern<false>(sfdp_softmax(sfdp_scores_18<false>)), sfdp_18_check{}), sfdp_18_replace);
+    extra_check(sfdp_permuted_attention<false, true>(sfdp_softmax(sfdp_scores_18<false>)), sfdp_causal_check<false>{}),
+    sfdp_18_replace);
 inline constexpr auto sfdp_18_half = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
-    extra_check(sfdp_18_pattern<true>(sfdp_softmax_via_float32(sfdp_scores_18<true>)), sfdp_18_check{}),
+    extra_check(sfdp_permuted_attention<true, true>(sfdp_softmax_via_float32(sfdp_scores_18<true>)),
+                sfdp_causal_check<false>{}),
     sfdp_18_replace);
 inline constexpr auto sfdp_18_half_bs1 = rewrite<"_sfdp_pattern_18[_sfdp_params_check]">(
-    extra_check(sfdp_18_pattern<false>(sfdp_softmax_via_float32(sfdp_scores_18<false>)), sfdp_18_check{}),
+    extra_check(sfdp_permuted_attention<false, true>(sfdp_softmax_via_float32(sfdp_scores_18<false>)),
+                sfdp_causal_check<false>{}),
     sfdp_18_replace);
+// 19's replacement on CPU: where(causal_mask, attn_mask, full((), -inf)) as the mask (not cast:
+// torch.where promotes it) and the flash kernel on the inputs.
+inline constexpr auto sfdp_19_replace = [](const auto& m, RewriteBuilder& b) -> NodeId {
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m), attn_mask = get<"attn_mask">(m).node();
+  if (!sfdp_on_cpu(g, q)) return m.root();
+  static const OpId full = decltype(aten::full)::id();
+  NodeId fill = b.call(full, {Value::list({}), Value(-std::numeric_limits<double>::infinity())},
+                       {Kwarg{"dtype", Value(*g[q].meta().dtype)}, Kwarg{"device", Value(*g[q].meta().device)},
+                        Kwarg{"pin_memory", Value(false)}});
+  NodeId mask = make(b, aten::where.self(use(get<"causal_mask">(m)), use(attn_mask), use(fill)));
+  NodeId attn = make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)), "attn_mask"_kw = use(mask),
+                                            "scale"_kw = sfdp_value_scale(g, get<"value">(m))));
+  return make(b, getitem(use(attn), 0));
+};
+inline constexpr auto sfdp_scores_19 = aten::add.Tensor(sfdp_causal(sfdp_qk), slot<"attn_mask", Value>);
+inline constexpr auto sfdp_19 = rewrite<"_sfdp_pattern_19[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value(sfdp_softmax(sfdp_scores_19))), sfdp_causal_check<true>{}), sfdp_19_replace);
+inline constexpr auto sfdp_19_half = rewrite<"_sfdp_pattern_19[_sfdp_params_check]">(
+    extra_check(single_use(sfdp_times_value(ops::convert_element_type(sfdp_softmax(sfdp_scores_19), _))),
+                sfdp_causal_check<true>{}),
+    sfdp_19_replace);
 
 // _sfdp_pattern_20 (DistilBert, scaled first): pattern 15 with the permuted query divided by the
 // number s before the product instead of the scores after it (the inference form: its dropout
 // is a no-op). Pattern 15's check and replacement.
-inline constexpr auto sfdp_qk_20 =
-    aten::view(aten::bmm(sfdp_contiguous_operand(aten::div.Tensor(aten::permute("query"_x, _), slot<"scale_factor", Value>)),
-                         sfdp_contiguous_operand(aten::permute(aten::permute("key"_x, _), _))),
-               _);
 inline constexpr auto sfdp_scores_20 = sfdp_masked_minus_inf(sfdp_qk_20);
 inline constexpr auto sfdp_20 = rewrite<"_sfdp_pattern_20[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax(sfdp_scores_20))), sfdp_15_check{}), sfdp_15_replace);
+    extra_check(sfdp_permuted_attention(sfdp_softmax(sfdp_scores_20)), sfdp_15_check{}), sfdp_15_replace);
 inline constexpr auto sfdp_20_half = rewrite<"_sfdp_pattern_20[fn]">(
-    extra_check(single_use(sfdp_times_value_7(sfdp_softmax_via_float32(sfdp_scores_20))), sfdp_15_check{}),
-    sfdp_15_replace);
+    extra_check(sfdp_permuted_attention(sfdp_softmax_via_float32(sfdp_scores_20)), sfdp_15_check{}), sfdp_15_replace);
+
+// _sfdp_pattern_21 to 23 (T5) and 25 to 27 (T5 with dropout): softmax(q' @ k'^T [+ mask]) @ v',
+// no scale, each with and without the clones; 22, 23, 26 and 27 also return k' and v'. The
+// float16 forms compute the softmax in float32; 21 and 22 cast the masked scores to the query's
+// dtype first, 23 casts the scores to float32 and back first. _sfdp_params_check; 25 to 27 are
+// refused on cuda (disable_cuda). (Inductor lists no float32 inference form of 25 to 27: without
+// the dropout it would be 21 to 23's.) Replacement: the permuted inputs into the CPU flash kernel
+// with scale 1; 21 and 22 cast the mask to the query's dtype, 25 and 26 pass it as it is.
+template <bool Contiguous, bool KV>
+inline constexpr auto sfdp_qk_t5 = sfdp_permuted_qk<Contiguous, KV>(aten::permute("query"_x, _));
+template <bool Contiguous, bool KV>
+inline constexpr auto sfdp_scores_t5 = aten::add.Tensor(sfdp_qk_t5<Contiguous, KV>, slot<"attn_mask", Value>);
+template <SdpaMask Mask, bool KV>
+inline constexpr auto sfdp_t5_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_replace_permuted_cpu<Mask, KV>(m, b, 1.0);
+};
+template <bool Contiguous, bool KV, bool Half>
+constexpr auto sfdp_21_tree() {
+  if constexpr (Half)
+    return sfdp_permuted_attention<Contiguous, KV>(
+        sfdp_softmax_via_float32(ops::convert_element_type(sfdp_scores_t5<Contiguous, KV>, _)));
+  else return sfdp_permuted_attention<Contiguous, KV>(sfdp_softmax(sfdp_scores_t5<Contiguous, KV>));
+}
+template <bool Contiguous, bool Half>
+inline constexpr auto sfdp_21_form = rewrite<"_sfdp_pattern_21[_sfdp_params_check]">(
+    extra_check(sfdp_21_tree<Contiguous, false, Half>(), sfdp_params_check<true>{}), sfdp_t5_replace<SdpaMask::cast, false>);
+template <bool Contiguous, bool Half>
+inline constexpr auto sfdp_22_form = rewrite<"_sfdp_pattern_22[_sfdp_params_check]">(
+    extra_check(sfdp_21_tree<Contiguous, true, Half>(), sfdp_params_check<true>{}), sfdp_t5_replace<SdpaMask::cast, true>);
+template <bool Contiguous, bool Half>
+constexpr auto sfdp_23_tree() {
+  if constexpr (Half)
+    return sfdp_permuted_attention<Contiguous, true>(sfdp_softmax_via_float32(
+        ops::convert_element_type(ops::convert_element_type(sfdp_qk_t5<Contiguous, true>, _), _)));
+  else return sfdp_permuted_attention<Contiguous, true>(sfdp_softmax(sfdp_qk_t5<Contiguous, true>));
+}
+template <bool Contiguous, bool Half>
+inline constexpr auto sfdp_23_form = rewrite<"_sfdp_pattern_23[_sfdp_params_check]">(
+    extra_check(sfdp_23_tree<Contiguous, Half>(), sfdp_params_check<false>{}), sfdp_t5_replace<SdpaMask::none, true>);
+template <bool Contiguous>
+inline constexpr auto sfdp_25_half_form = rewrite<"_sfdp_pattern_25[fn]">(
+    extra_check(sfdp_permuted_attention<Contiguous>(sfdp_softmax_via_float32(sfdp_scores_t5<Contiguous, false>)),
+                sfdp_params_check<true, true>{}),
+    sfdp_t5_replace<SdpaMask::as_is, false>);
+template <bool Contiguous>
+inline constexpr auto sfdp_26_half_form = rewrite<"_sfdp_pattern_26[fn]">(
+    extra_check(sfdp_permuted_attention<Contiguous, true>(sfdp_softmax_via_float32(sfdp_scores_t5<Contiguous, true>)),
+                sfdp_params_check<true, true>{}),
+    sfdp_t5_replace<SdpaMask::as_is, true>);
+template <bool Contiguous>
+inline constexpr auto sfdp_27_half_form = rewrite<"_sfdp_pattern_27[fn]">(
+    extra_check(sfdp_permuted_attention<Contiguous, true>(sfdp_softmax_via_float32(sfdp_qk_t5<Contiguous, true>)),
+                sfdp_params_check<false, true>{}),
+    sfdp_t5_replace<SdpaMask::none, true>);
 
 // _sfdp_pattern_24 (MBart/PLBart): softmax(view(view(q @ k^T) + mask)) @ v, with views in place
 // of expands, and no scale. Inductor registers it with `_sfdp_extra_check` itself rather than a
@@ -645,11 +801,20 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
-  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half, sfdp_1,
-                  sfdp_2, sfdp_5, sfdp_7, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_20, sfdp_24, sfdp_1_half,
-                  sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_11_half, sfdp_14_half, sfdp_15_half, sfdp_18_half,
-                  sfdp_18_half_bs1, sfdp_20_half, sfdp_24_half,
-                  inductor_misc_detail::randperm_index_add_pattern);
+  return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
+                  // float32 forms
+                  sfdp_1, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19,
+                  sfdp_20, sfdp_21_form<true, false>, sfdp_21_form<false, false>, sfdp_22_form<true, false>,
+                  sfdp_22_form<false, false>, sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
+                  // float16 forms
+                  sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_9_half, sfdp_11_half, sfdp_14_half,
+                  sfdp_15_half, sfdp_18_half, sfdp_18_half_bs1, sfdp_19_half, sfdp_20_half, sfdp_21_form<true, true>,
+                  sfdp_21_form<false, true>, sfdp_22_form<true, true>, sfdp_22_form<false, true>,
+                  sfdp_23_form<true, true>, sfdp_23_form<false, true>, sfdp_24_half, sfdp_25_half_form<true>,
+                  sfdp_25_half_form<false>, sfdp_26_half_form<true>, sfdp_26_half_form<false>,
+                  sfdp_27_half_form<true>, sfdp_27_half_form<false>,
+                  // float16 inputs with a float32 mask
+                  sfdp_16_mask_fp32, sfdp_16_mask_fp32_bs1, inductor_misc_detail::randperm_index_add_pattern);
 }
 
 }  // namespace ctmatch::rules
