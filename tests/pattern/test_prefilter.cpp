@@ -68,6 +68,34 @@ TEST_CASE("might_match: false only where the first op-call argument is of anothe
   CHECK(pattern::might_match(aten::view("x"_x, _), g, v1));
 }
 
+TEST_CASE("might_match follows first op-call arguments down to prefilter_depth calls; multi tests its first root") {
+  schema::ensure_builtin_schemas();
+  static_assert(pattern::detail::prefilter_depth == 4);
+  // view(view(view(view(view(x))))): each level is the first argument of the one above.
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId p = g.call(id_of(aten::permute), {ref(x), ints({1, 0})});
+  NodeId chain[5];
+  NodeId in = p;
+  for (NodeId& v : chain) in = v = g.call(id_of(aten::view), {ref(in), ints({8})});
+  g.output({ref(chain[4])});
+  // Two levels down the input is a permute, not a view: turned away without matching.
+  constexpr auto views3 = aten::view(aten::view(aten::view("x"_x, _), _), _);
+  CHECK(match(views3, g, chain[2]));  // chain[0]'s input is the permute, bound to x
+  CHECK(pattern::might_match(views3, g, chain[2]));
+  constexpr auto views3_over_view = aten::view(aten::view(aten::view(aten::view("x"_x, _), _), _), _);
+  CHECK_FALSE(pattern::might_match(views3_over_view, g, chain[2]));  // the 3rd level is the permute
+  CHECK(pattern::might_match(views3_over_view, g, chain[3]));
+  // Past prefilter_depth calls below the root it does not look: true, though match fails.
+  constexpr auto views6 = aten::view(aten::view(aten::view(aten::view(aten::view(aten::view("x"_x, _), _), _), _), _), _);
+  CHECK(pattern::might_match(views6, g, chain[4]));
+  CHECK_FALSE(match(views6, g, chain[4]));
+  // multi(): the first root's tree decides.
+  constexpr auto two_roots = multi(aten::view(aten::view(aten::permute("x"_x, _).named<"t">(), _), _), "t"_x);
+  CHECK_FALSE(pattern::might_match(two_roots, g, chain[2]));
+  CHECK(pattern::might_match(two_roots, g, chain[1]));
+}
+
 TEST_CASE("might_match never turns away a match on the real graphs, and does turn failures away") {
   schema::ensure_builtin_schemas();
   using namespace match_bench;

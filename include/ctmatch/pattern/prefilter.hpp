@@ -3,15 +3,21 @@
 // for drivers that try many rules at many nodes where most attempts fail, and fail at the
 // same place: the root's first argument that the pattern requires to be an op call is not a
 // node of that op (view(view(x), _) tried at a view whose input is a placeholder). Testing
-// that one argument inline spares a failing attempt the matcher's setup.
+// that one argument inline spares a failing attempt the matcher's setup. Where it is, the test
+// goes on down that argument's own first call argument, to `prefilter_depth` calls below the
+// root: families of rules that share a root and its first input (the SDPA trees: view(bmm(
+// view(expand(weights)), ...))) part further down, and a root that passes the first level
+// passes it for every rule of the family.
 //
 // It does not check the root's own op (drivers dispatch on it), and says true whenever it
-// cannot look: alternatives or several roots at the top, a commutative root (the call may be
-// either operand), a root with no argument that is a plain op call.
+// cannot look: alternatives at the top, a commutative root (the call may be either operand), a
+// root with no argument that is a plain op call. With several roots (multi), it tests the
+// first, which is matched at the candidate.
 #include <boost/mp11/algorithm.hpp>
 
 #include "call.hpp"
 #include "match.hpp"
+#include "multi.hpp"
 
 namespace ctmatch::pattern {
 
@@ -28,16 +34,22 @@ struct call_op<Call<OpT, Opts, Label, A...>> {
 template <class Arg>
 using is_call_arg = mp::mp_bool<!std::is_void_v<typename call_op<typename Arg::elem>::type>>;
 
-template <class P>
+/// How many calls below the root the test follows first arguments. Each level past the first
+/// reads the node it reached (one cache line) where the level above passed.
+inline constexpr int prefilter_depth = 4;
+
+template <class P, int Depth = prefilter_depth>
 struct prefilter {
   static bool test(const Graph&, NodeId) { return true; }
 };
-template <class P, class F>
-struct prefilter<Checked<P, F>> : prefilter<P> {};
-template <class P>
-struct prefilter<SingleUse<P>> : prefilter<P> {};
-template <class OpT, class Opts, class Label, class... A>
-struct prefilter<Call<OpT, Opts, Label, A...>> {
+template <class P, class F, int Depth>
+struct prefilter<Checked<P, F>, Depth> : prefilter<P, Depth> {};
+template <class P, int Depth>
+struct prefilter<SingleUse<P>, Depth> : prefilter<P, Depth> {};
+template <class First, class... More, int Depth>
+struct prefilter<Multi<First, More...>, Depth> : prefilter<First, Depth> {};
+template <class OpT, class Opts, class Label, class... A, int Depth>
+struct prefilter<Call<OpT, Opts, Label, A...>, Depth> {
   using args = mp::mp_list<A...>;
   static constexpr std::size_t first_call = mp::mp_find_if<args, is_call_arg>::value;
   static bool test(const Graph& g, NodeId root) {
@@ -45,10 +57,14 @@ struct prefilter<Call<OpT, Opts, Label, A...>> {
       return true;
     } else {
       using Ak = mp::mp_at_c<args, first_call>;
-      const Value* v = arg_of<OpT>(g[root], Ak::index);
+      // Written positionally in the common case: read inline (arg_of stays out of line).
+      const Node& n = g[root];
+      const Value* v = Ak::index < n.args().size() ? &n.args()[Ak::index] : arg_of<OpT>(n, Ak::index);
       NodeId id = v ? v->node() : no_node;
       // The input's op from the graph's op array (4 bytes a node), not from the input itself.
-      return id != no_node && g.live_call_ops()[id] == call_op<typename Ak::elem>::type::id();
+      if (id == no_node || g.live_call_ops()[id] != call_op<typename Ak::elem>::type::id()) return false;
+      if constexpr (Depth > 1) return prefilter<typename Ak::elem, Depth - 1>::test(g, id);
+      else return true;
     }
   }
 };
