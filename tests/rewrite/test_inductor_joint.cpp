@@ -66,6 +66,16 @@ std::vector<NodeId> calls_of(const Graph& g, std::string_view op) {
     if (n.kind() == NodeKind::CallFunction && op_name(n.op()) == op) out.push_back(n.id());
   return out;
 }
+/// The program's key and value outputs (the graph returns attention, k', v') are the permutes
+/// the replacement made and its kernel reads, the only permutes left.
+void check_returns_kernels_key_and_value(const Graph& g, const Node& kernel) {
+  const std::vector<Value>& outputs = *g[g.last()].args()[0].items();
+  REQUIRE(outputs.size() == 3);
+  CHECK(outputs[1].node() == kernel.args()[1].node());
+  CHECK(outputs[2].node() == kernel.args()[2].node());
+  CHECK(calls_of(g, "aten.permute.default").size() == 3);
+}
+
 /// The oracle graph `name` with its inputs moved to cuda.
 Graph on_cuda(const std::string& name) {
   Graph g = oracle_graph(name);
@@ -575,11 +585,7 @@ TEST_CASE("inductor_joint: SDPA pattern 18: the permuted key and value are roots
     const Node& kernel = g[kernels[0]];
     CHECK(*kernel.kwarg("scale") == Value(0.25));
     CHECK(op_name(g[kernel.kwarg("attn_mask")->node()].op()) == "aten.where.self");
-    const std::vector<Value>& outputs = *g[g.last()].args()[0].items();
-    REQUIRE(outputs.size() == 3);
-    CHECK(outputs[1].node() == kernel.args()[1].node());
-    CHECK(outputs[2].node() == kernel.args()[2].node());
-    CHECK(calls_of(g, "aten.permute.default").size() == 3);
+    check_returns_kernels_key_and_value(g, kernel);
   }
   // Inductor's serialized tree would take these too, and rewrite them with the scale and the
   // mask of the search function's values.
@@ -660,11 +666,7 @@ TEST_CASE("inductor_joint: SDPA patterns 22 and 26 (T5): the program's key and v
     const Node& kernel = g[kernels[0]];
     CHECK(*kernel.kwarg("scale") == Value(1.0));
     CHECK(kernel.kwarg("attn_mask")->node() == g.find("args_3"));  // of the query's dtype: not cast
-    const std::vector<Value>& outputs = *g[g.last()].args()[0].items();
-    REQUIRE(outputs.size() == 3);
-    CHECK(outputs[1].node() == kernel.args()[1].node());
-    CHECK(outputs[2].node() == kernel.args()[2].node());
-    CHECK(calls_of(g, "aten.permute.default").size() == 3);
+    check_returns_kernels_key_and_value(g, kernel);
   }
   // 22 is looked at on cuda (float16); 26 was registered with disable_cuda: refused there.
   check_left_alone_on_cuda("_sfdp_pattern_22_half_inference", "_sfdp_pattern_22[_sfdp_params_check]");

@@ -289,10 +289,14 @@ inline bool sfdp_on_cpu(const Graph& g, NodeId query) {
   const std::optional<Device>& d = g[query].meta().device;
   return d && d->type == DeviceType::CPU;
 }
-/// getitem(_scaled_dot_product_flash_attention_for_cpu(q, k, v[, scale=]), 0), without a mask.
-inline NodeId sfdp_flash_cpu(RewriteBuilder& b, NodeId q, NodeId k, NodeId v, std::optional<double> scale) {
-  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = *scale))
-                      : make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v)));
+/// getitem(_scaled_dot_product_flash_attention_for_cpu(q, k, v[, attn_mask=][, scale=]), 0).
+inline NodeId sfdp_flash_cpu(RewriteBuilder& b, NodeId q, NodeId k, NodeId v, std::optional<double> scale,
+                             std::optional<NodeId> mask = std::nullopt) {
+  NodeId attn;
+  if (mask && scale) attn = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "attn_mask"_kw = use(*mask), "scale"_kw = *scale));
+  else if (mask) attn = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "attn_mask"_kw = use(*mask)));
+  else if (scale) attn = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = *scale));
+  else attn = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v)));
   return make(b, getitem(use(attn), 0));
 }
 
@@ -307,11 +311,7 @@ NodeId sfdp_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> sca
   if (!sfdp_on_cpu(g, q) || !g[q].meta().dtype) return m.root();
   NodeId mask = get<"attn_mask">(m).node();
   if (g[mask].meta().dtype != g[q].meta().dtype) mask = make(b, ops::convert_element_type(use(mask), *g[q].meta().dtype));
-  NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
-                                                    "attn_mask"_kw = use(mask), "scale"_kw = *scale))
-                      : make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)),
-                                                    "attn_mask"_kw = use(mask)));
-  return make(b, getitem(use(attn), 0));
+  return sfdp_flash_cpu(b, q, get<"key">(m), get<"value">(m), scale, mask);
 }
 
 // _sfdp_pattern_1 and _sfdp_pattern_2: softmax(q @ k^T / s) @ v and softmax(q @ k^T * s) @ v, s a
@@ -479,14 +479,7 @@ auto sfdp_replace_permuted_cpu(const M& m, RewriteBuilder& b, std::optional<doub
     if (Mask == SdpaMask::cast && g[*mask].meta().dtype != g[q].meta().dtype)
       mask = make(b, ops::convert_element_type(use(*mask), *g[q].meta().dtype));
   }
-  NodeId out;
-  if (!mask) {
-    out = sfdp_flash_cpu(b, pq, pk, pv, scale);
-  } else {
-    NodeId attn = scale ? make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(*mask), "scale"_kw = *scale))
-                        : make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(*mask)));
-    out = make(b, getitem(use(attn), 0));
-  }
+  const NodeId out = sfdp_flash_cpu(b, pq, pk, pv, scale, mask);
   if constexpr (KV) return std::array{out, pk, pv};
   else return out;
 }
@@ -614,9 +607,7 @@ inline constexpr auto sfdp_15_replace = [](const auto& m, RewriteBuilder& b) -> 
   keep = b.call(expand, {NodeRef{keep}, Value::list({Value(bs), Value(n_head), Value(q_len), Value(k_len)})});
   NodeId pq = sfdp_permuted(b, q), pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m));
   NodeId mask = sfdp_additive_mask(b, keep, dtype, device);
-  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask),
-                                            "scale"_kw = *sfdp_scale<true>(get<"scale_factor">(m))));
-  return make(b, getitem(use(attn), 0));
+  return sfdp_flash_cpu(b, pq, pk, pv, sfdp_scale<true>(get<"scale_factor">(m)), mask);
 };
 inline constexpr auto sfdp_15 = rewrite<"_sfdp_pattern_15[fn]">(
     extra_check(sfdp_permuted_attention(sfdp_softmax(sfdp_scores_15)), sfdp_15_check{}), sfdp_15_replace);
@@ -671,9 +662,7 @@ inline constexpr auto sfdp_18_replace = [](const auto& m, RewriteBuilder& b) -> 
   if (!sfdp_on_cpu(g, q)) return m.root_nodes();
   NodeId pk = sfdp_permuted(b, get<"key">(m)), pv = sfdp_permuted(b, get<"value">(m)), pq = sfdp_permuted(b, q);
   NodeId mask = sfdp_additive_mask(b, get<"causal_mask">(m), *g[q].meta().dtype, *g[q].meta().device);
-  NodeId attn = make(b, ops::sdpa_flash_cpu(use(pq), use(pk), use(pv), "attn_mask"_kw = use(mask),
-                                            "scale"_kw = sfdp_value_scale(g, get<"value">(m))));
-  return {make(b, getitem(use(attn), 0)), pk, pv};
+  return {sfdp_flash_cpu(b, pq, pk, pv, sfdp_value_scale(g, get<"value">(m)), mask), pk, pv};
 };
 template <bool Contiguous>
 inline constexpr auto sfdp_scores_18 = sfdp_causal(sfdp_permuted_qk<Contiguous, true>(aten::permute("query"_x, _)));
@@ -702,9 +691,7 @@ inline constexpr auto sfdp_19_replace = [](const auto& m, RewriteBuilder& b) -> 
                        {Kwarg{"dtype", Value(*g[q].meta().dtype)}, Kwarg{"device", Value(*g[q].meta().device)},
                         Kwarg{"pin_memory", Value(false)}});
   NodeId mask = make(b, aten::where.self(use(get<"causal_mask">(m)), use(attn_mask), use(fill)));
-  NodeId attn = make(b, ops::sdpa_flash_cpu(use(q), use(get<"key">(m)), use(get<"value">(m)), "attn_mask"_kw = use(mask),
-                                            "scale"_kw = sfdp_value_scale(g, get<"value">(m))));
-  return make(b, getitem(use(attn), 0));
+  return sfdp_flash_cpu(b, q, get<"key">(m), get<"value">(m), sfdp_value_scale(g, get<"value">(m)), mask);
 };
 inline constexpr auto sfdp_scores_19 = aten::add.Tensor(sfdp_causal(sfdp_qk), slot<"attn_mask", Value>);
 inline constexpr auto sfdp_19 = rewrite<"_sfdp_pattern_19[_sfdp_params_check]">(
