@@ -10,7 +10,10 @@
 //   aten::select.int_(x, 0, 1)      an overload named like a C++ keyword gets a trailing `_`
 //   getitem(aten::native_layer_norm(...), 0)   output k of a multi-result node
 //
-// An op not listed here is one line away: `constexpr auto my_op = op<"ns::name(...) -> Tensor">;`.
+// Each op is a named type (op.hpp), `mm_op` for `mm`, so that pattern types and symbols name
+// it without its schema text. An op not listed here is one line away:
+// `constexpr auto my_op = op<"ns::name(...) -> Tensor">;`, or, for an op many patterns use,
+// `struct my_op_t : Op<"ns::name(...) -> Tensor", my_op_t> {}; inline constexpr my_op_t my_op{};`.
 // Declaring an op costs nothing at run time until a pattern using it is first matched.
 #include "dsl.hpp"
 
@@ -18,145 +21,202 @@ namespace ctmatch::dsl {
 
 /// `operator.getitem`: the k-th result of a multi-result node (an FX target, so its nodes have
 /// no registered schema; they are read as written: (node, index)).
-inline constexpr auto getitem = op<"operator::getitem(Tensor self, int idx) -> Tensor">;
+struct getitem_op : Op<"operator::getitem(Tensor self, int idx) -> Tensor", getitem_op> {};
+inline constexpr getitem_op getitem{};
 
 namespace aten {
 // clang-format off
-inline constexpr auto _assert_tensor_metadata = op<"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()">;
-inline constexpr auto _native_batch_norm_legit_no_training = op<"aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)">;
-inline constexpr auto _softmax = op<"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor">;
-inline constexpr auto _to_copy = op<"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor">;
+struct _assert_tensor_metadata_op : Op<"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()", _assert_tensor_metadata_op> {};
+inline constexpr _assert_tensor_metadata_op _assert_tensor_metadata{};
+struct _native_batch_norm_legit_no_training_op : Op<"aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", _native_batch_norm_legit_no_training_op> {};
+inline constexpr _native_batch_norm_legit_no_training_op _native_batch_norm_legit_no_training{};
+struct _softmax_op : Op<"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", _softmax_op> {};
+inline constexpr _softmax_op _softmax{};
+struct _to_copy_op : Op<"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", _to_copy_op> {};
+inline constexpr _to_copy_op _to_copy{};
 struct add_ops {
-  static constexpr auto Tensor = op<"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor">;
-  static constexpr auto Scalar = op<"aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor">;
+  struct Tensor_op : Op<"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
+  struct Scalar_op : Op<"aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", Scalar_op> {};
+  static constexpr Scalar_op Scalar{};
 };
 inline constexpr add_ops add{};
 inline constexpr auto add_Tensor = add_ops::Tensor;
 inline constexpr auto add_Scalar = add_ops::Scalar;
-inline constexpr auto addmm = op<"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor">;
-inline constexpr auto alias = op<"aten::alias(Tensor(a) self) -> Tensor(a)">;
+struct addmm_op : Op<"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", addmm_op> {};
+inline constexpr addmm_op addmm{};
+struct alias_op : Op<"aten::alias(Tensor(a) self) -> Tensor(a)", alias_op> {};
+inline constexpr alias_op alias{};
 struct arange_ops {
-  static constexpr auto start_step = op<"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor">;
+  struct start_step_op : Op<"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", start_step_op> {};
+  static constexpr start_step_op start_step{};
 };
 inline constexpr arange_ops arange{};
 inline constexpr auto arange_start_step = arange_ops::start_step;
 struct bitwise_and_ops {
-  static constexpr auto Tensor = op<"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor">;
+  struct Tensor_op : Op<"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr bitwise_and_ops bitwise_and{};
 inline constexpr auto bitwise_and_Tensor = bitwise_and_ops::Tensor;
-inline constexpr auto bmm = op<"aten::bmm(Tensor self, Tensor mat2) -> Tensor">;
-inline constexpr auto cat = op<"aten::cat(Tensor[] tensors, int dim=0) -> Tensor">;
-inline constexpr auto clone = op<"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor">;
-inline constexpr auto convolution = op<"aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor">;
-inline constexpr auto cumsum = op<"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor">;
+struct bmm_op : Op<"aten::bmm(Tensor self, Tensor mat2) -> Tensor", bmm_op> {};
+inline constexpr bmm_op bmm{};
+struct cat_op : Op<"aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat_op> {};
+inline constexpr cat_op cat{};
+struct clone_op : Op<"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone_op> {};
+inline constexpr clone_op clone{};
+struct convolution_op : Op<"aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", convolution_op> {};
+inline constexpr convolution_op convolution{};
+struct cumsum_op : Op<"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum_op> {};
+inline constexpr cumsum_op cumsum{};
 struct div_ops {
-  static constexpr auto Tensor = op<"aten::div.Tensor(Tensor self, Tensor other) -> Tensor">;
+  struct Tensor_op : Op<"aten::div.Tensor(Tensor self, Tensor other) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr div_ops div{};
 inline constexpr auto div_Tensor = div_ops::Tensor;
-inline constexpr auto embedding = op<"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor">;
+struct embedding_op : Op<"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", embedding_op> {};
+inline constexpr embedding_op embedding{};
 struct eq_ops {
-  static constexpr auto Tensor = op<"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor">;
+  struct Tensor_op : Op<"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr eq_ops eq{};
 inline constexpr auto eq_Tensor = eq_ops::Tensor;
-inline constexpr auto exp = op<"aten::exp(Tensor self) -> Tensor">;
-inline constexpr auto expand = op<"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)">;
-inline constexpr auto full = op<"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor">;
-inline constexpr auto gather = op<"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor">;
+struct exp_op : Op<"aten::exp(Tensor self) -> Tensor", exp_op> {};
+inline constexpr exp_op exp{};
+struct expand_op : Op<"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand_op> {};
+inline constexpr expand_op expand{};
+struct full_op : Op<"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", full_op> {};
+inline constexpr full_op full{};
+struct gather_op : Op<"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", gather_op> {};
+inline constexpr gather_op gather{};
 struct ge_ops {
-  static constexpr auto Scalar = op<"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor">;
+  struct Scalar_op : Op<"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", Scalar_op> {};
+  static constexpr Scalar_op Scalar{};
 };
 inline constexpr ge_ops ge{};
 inline constexpr auto ge_Scalar = ge_ops::Scalar;
-inline constexpr auto gelu = op<"aten::gelu(Tensor self, *, str approximate='none') -> Tensor">;
+struct gelu_op : Op<"aten::gelu(Tensor self, *, str approximate='none') -> Tensor", gelu_op> {};
+inline constexpr gelu_op gelu{};
 struct index_ops {
-  static constexpr auto Tensor = op<"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor">;
+  struct Tensor_op : Op<"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr index_ops index{};
 inline constexpr auto index_Tensor = index_ops::Tensor;
 struct le_ops {
-  static constexpr auto Tensor = op<"aten::le.Tensor(Tensor self, Tensor other) -> Tensor">;
+  struct Tensor_op : Op<"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr le_ops le{};
 inline constexpr auto le_Tensor = le_ops::Tensor;
-inline constexpr auto max_pool2d_with_indices = op<"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)">;
+struct max_pool2d_with_indices_op : Op<"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", max_pool2d_with_indices_op> {};
+inline constexpr max_pool2d_with_indices_op max_pool2d_with_indices{};
 struct mean_ops {
-  static constexpr auto dim = op<"aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor">;
+  struct dim_op : Op<"aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", dim_op> {};
+  static constexpr dim_op dim{};
 };
 inline constexpr mean_ops mean{};
 inline constexpr auto mean_dim = mean_ops::dim;
-inline constexpr auto mm = op<"aten::mm(Tensor self, Tensor mat2) -> Tensor">;
+struct mm_op : Op<"aten::mm(Tensor self, Tensor mat2) -> Tensor", mm_op> {};
+inline constexpr mm_op mm{};
 struct mul_ops {
-  static constexpr auto Tensor = op<"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor">;
-  static constexpr auto Scalar = op<"aten::mul.Scalar(Tensor self, Scalar other) -> Tensor">;
+  struct Tensor_op : Op<"aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
+  struct Scalar_op : Op<"aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", Scalar_op> {};
+  static constexpr Scalar_op Scalar{};
 };
 inline constexpr mul_ops mul{};
 inline constexpr auto mul_Tensor = mul_ops::Tensor;
 inline constexpr auto mul_Scalar = mul_ops::Scalar;
-inline constexpr auto native_layer_norm = op<"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)">;
+struct native_layer_norm_op : Op<"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", native_layer_norm_op> {};
+inline constexpr native_layer_norm_op native_layer_norm{};
 struct ne_ops {
-  static constexpr auto Scalar = op<"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor">;
+  struct Scalar_op : Op<"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", Scalar_op> {};
+  static constexpr Scalar_op Scalar{};
 };
 inline constexpr ne_ops ne{};
 inline constexpr auto ne_Scalar = ne_ops::Scalar;
-inline constexpr auto neg = op<"aten::neg(Tensor self) -> Tensor">;
-inline constexpr auto permute = op<"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)">;
+struct neg_op : Op<"aten::neg(Tensor self) -> Tensor", neg_op> {};
+inline constexpr neg_op neg{};
+struct permute_op : Op<"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute_op> {};
+inline constexpr permute_op permute{};
 struct pow_ops {
-  static constexpr auto Tensor_Scalar = op<"aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor">;
+  struct Tensor_Scalar_op : Op<"aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", Tensor_Scalar_op> {};
+  static constexpr Tensor_Scalar_op Tensor_Scalar{};
 };
 inline constexpr pow_ops pow{};
 inline constexpr auto pow_Tensor_Scalar = pow_ops::Tensor_Scalar;
-inline constexpr auto relu = op<"aten::relu(Tensor self) -> Tensor">;
-inline constexpr auto reshape = op<"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)">;
-inline constexpr auto rsqrt = op<"aten::rsqrt(Tensor self) -> Tensor">;
-inline constexpr auto scalar_tensor = op<"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor">;
+struct relu_op : Op<"aten::relu(Tensor self) -> Tensor", relu_op> {};
+inline constexpr relu_op relu{};
+struct reshape_op : Op<"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", reshape_op> {};
+inline constexpr reshape_op reshape{};
+struct rsqrt_op : Op<"aten::rsqrt(Tensor self) -> Tensor", rsqrt_op> {};
+inline constexpr rsqrt_op rsqrt{};
+struct scalar_tensor_op : Op<"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", scalar_tensor_op> {};
+inline constexpr scalar_tensor_op scalar_tensor{};
 struct select_ops {
-  static constexpr auto int_ = op<"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)">;
+  struct int_op : Op<"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", int_op> {};
+  static constexpr int_op int_{};
 };
 inline constexpr select_ops select{};
 inline constexpr auto select_int = select_ops::int_;
-inline constexpr auto sigmoid = op<"aten::sigmoid(Tensor self) -> Tensor">;
-inline constexpr auto silu = op<"aten::silu(Tensor self) -> Tensor">;
+struct sigmoid_op : Op<"aten::sigmoid(Tensor self) -> Tensor", sigmoid_op> {};
+inline constexpr sigmoid_op sigmoid{};
+struct silu_op : Op<"aten::silu(Tensor self) -> Tensor", silu_op> {};
+inline constexpr silu_op silu{};
 struct slice_ops {
-  static constexpr auto Tensor = op<"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)">;
+  struct Tensor_op : Op<"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr slice_ops slice{};
 inline constexpr auto slice_Tensor = slice_ops::Tensor;
 struct split_ops {
-  static constexpr auto Tensor = op<"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]">;
+  struct Tensor_op : Op<"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr split_ops split{};
 inline constexpr auto split_Tensor = split_ops::Tensor;
-inline constexpr auto split_with_sizes = op<"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]">;
-inline constexpr auto sqrt = op<"aten::sqrt(Tensor self) -> Tensor">;
+struct split_with_sizes_op : Op<"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", split_with_sizes_op> {};
+inline constexpr split_with_sizes_op split_with_sizes{};
+struct sqrt_op : Op<"aten::sqrt(Tensor self) -> Tensor", sqrt_op> {};
+inline constexpr sqrt_op sqrt{};
 struct squeeze_ops {
-  static constexpr auto dim = op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)">;
+  struct dim_op : Op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", dim_op> {};
+  static constexpr dim_op dim{};
 };
 inline constexpr squeeze_ops squeeze{};
 inline constexpr auto squeeze_dim = squeeze_ops::dim;
 struct sub_ops {
-  static constexpr auto Tensor = op<"aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor">;
+  struct Tensor_op : Op<"aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", Tensor_op> {};
+  static constexpr Tensor_op Tensor{};
 };
 inline constexpr sub_ops sub{};
 inline constexpr auto sub_Tensor = sub_ops::Tensor;
-struct sum_ops : decltype(op<"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor">) {
-  static constexpr auto dim_IntList = op<"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor">;
+struct sum_ops : Op<"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_ops> {
+  struct dim_IntList_op : Op<"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", dim_IntList_op> {};
+  static constexpr dim_IntList_op dim_IntList{};
 };
 inline constexpr sum_ops sum{};
 inline constexpr auto sum_dim_IntList = sum_ops::dim_IntList;
-inline constexpr auto t = op<"aten::t(Tensor(a) self) -> Tensor(a)">;
-inline constexpr auto tanh = op<"aten::tanh(Tensor self) -> Tensor">;
+struct t_op : Op<"aten::t(Tensor(a) self) -> Tensor(a)", t_op> {};
+inline constexpr t_op t{};
+struct tanh_op : Op<"aten::tanh(Tensor self) -> Tensor", tanh_op> {};
+inline constexpr tanh_op tanh{};
 struct transpose_ops {
-  static constexpr auto int_ = op<"aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)">;
+  struct int_op : Op<"aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", int_op> {};
+  static constexpr int_op int_{};
 };
 inline constexpr transpose_ops transpose{};
 inline constexpr auto transpose_int = transpose_ops::int_;
-inline constexpr auto unsqueeze = op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)">;
-inline constexpr auto view = op<"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)">;
+struct unsqueeze_op : Op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", unsqueeze_op> {};
+inline constexpr unsqueeze_op unsqueeze{};
+struct view_op : Op<"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", view_op> {};
+inline constexpr view_op view{};
 struct where_ops {
-  static constexpr auto self = op<"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor">;
+  struct self_op : Op<"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", self_op> {};
+  static constexpr self_op self{};
 };
 inline constexpr where_ops where{};
 inline constexpr auto where_self = where_ops::self;

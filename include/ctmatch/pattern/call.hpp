@@ -170,7 +170,8 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
         return false;
       }
     }
-    return match_root<Off>(c, id);
+    if constexpr (Ctx::explaining) return match_root<Off>(c, id);
+    else return match_node<Off>(c, id);  // one function fewer per op of every pattern
   }
   template <std::uint32_t TC, std::size_t Off, class Ctx>
   const Node& observed(Ctx& c, const Value*) const { return c.g[c.st.nodes[Off]]; }
@@ -217,15 +218,16 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
                         Text::str({}).with_node_name(id));
       }
     }
+    constexpr auto in_order = std::make_index_sequence<sizeof...(A)>{};
     if constexpr (!Opts::commutative) {
-      return match_args<false, Off>(c, n);
+      return match_args<false, Off>(c, n, in_order);
     } else if constexpr (Ctx::retry_restores) {
       const auto saved = c.st;
-      if (match_args<false, Off>(c, n)) return true;
+      if (match_args<false, Off>(c, n, in_order)) return true;
       c.st = saved;
-      return match_args<true, Off>(c, n);
+      return match_args<true, Off>(c, n, in_order);
     } else {
-      return match_args<false, Off>(c, n) || match_args<true, Off>(c, n);
+      return match_args<false, Off>(c, n, in_order) || match_args<true, Off>(c, n, in_order);
     }
   }
 
@@ -234,36 +236,43 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   // at the top rejects most candidates), then the rest (slots, placeholders). The order
   // changes nothing about what matches: a repeated name compares whichever occurrence comes
   // second, and extra_check runs last.
+  //
+  // The order is computed once per Call type (`order`), and when not explaining, each
+  // argument is matched by an expression of the fold, not a function: helpers per argument
+  // (or per argument and phase) multiply the functions the compiler instantiates for every op
+  // of every pattern, which is what a rule set's compile time is made of.
   template <class E>
   static constexpr int phase = detail::is_const_element<E>::value ? 0 : E::calls > 0 ? 1 : 2;
-  template <bool Swap, std::size_t Off, class Ctx>
-  bool match_args(Ctx& c, const Node& n) const {
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (match_arg_if<K, Swap, Off, 0>(c, n) && ...) && (match_arg_if<K, Swap, Off, 1>(c, n) && ...) &&
-             (match_arg_if<K, Swap, Off, 2>(c, n) && ...);
-    }(std::index_sequence_for<A...>{});
-  }
-  template <std::size_t K, bool Swap, std::size_t Off, int Phase, class Ctx>
-  bool match_arg_if(Ctx& c, const Node& n) const {
-    if constexpr (phase<typename mp::mp_at_c<mp::mp_list<A...>, K>::elem> == Phase)
-      return match_arg<K, Swap, Off>(c, n);
+  static constexpr std::array<std::size_t, sizeof...(A)> order = [] {
+    constexpr int phases[] = {phase<typename A::elem>..., 0};
+    std::array<std::size_t, sizeof...(A)> o{};
+    std::size_t j = 0;
+    for (int p = 0; p < 3; ++p)
+      for (std::size_t k = 0; k < sizeof...(A); ++k)
+        if (phases[k] == p) o[j++] = k;
+    return o;
+  }();
+  static constexpr std::size_t indices[] = {A::index..., 0};
+  /// The schema argument that pattern argument K reads (arguments 0 and 1 swapped: Swap).
+  template <std::size_t K, bool Swap>
+  static constexpr std::size_t read_index = !Swap ? indices[K] : indices[K] < 2 ? 1 - indices[K] : indices[K];
+
+  template <bool Swap, std::size_t Off, class Ctx, std::size_t... J>
+  bool match_args(Ctx& c, const Node& n, std::index_sequence<J...>) const {
+    if constexpr (Ctx::explaining)
+      return (match_arg<order[J], Swap, Off>(c, n) && ...);
     else
-      return true;
+      return (pget<order[J]>(args).template match<code<indices[order[J]]>, Off + 1 + offsets.v[order[J]]>(
+                  c, detail::arg_of<OpT>(n, read_index<order[J], Swap>)) &&
+              ...);
   }
   template <std::size_t K, bool Swap, std::size_t Off, class Ctx>
   bool match_arg(Ctx& c, const Node& n) const {
-    using Ak = mp::mp_at_c<mp::mp_list<A...>, K>;
-    constexpr std::size_t I = Ak::index;
-    constexpr std::size_t P = !Swap ? I : I == 0 ? 1 : I == 1 ? 0 : I;
-    const Value* v = detail::arg_of<OpT>(n, P);
-    if constexpr (Ctx::explaining) {
-      c.sink.enter_arg(OpT::schema.args[P].name);
-      bool ok = pget<K>(args).template match<code<I>, Off + 1 + offsets.v[K]>(c, v);
-      c.sink.leave_arg();
-      return ok;
-    } else {
-      return pget<K>(args).template match<code<I>, Off + 1 + offsets.v[K]>(c, v);
-    }
+    c.sink.enter_arg(OpT::schema.args[read_index<K, Swap>].name);
+    bool ok = pget<K>(args).template match<code<indices[K]>, Off + 1 + offsets.v[K]>(
+        c, detail::arg_of<OpT>(n, read_index<K, Swap>));
+    c.sink.leave_arg();
+    return ok;
   }
 
   static constexpr std::uint64_t mentioned = ((std::uint64_t{1} << A::index) | ... | std::uint64_t{0});

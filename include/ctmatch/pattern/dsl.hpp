@@ -2,6 +2,7 @@
 // ctmatch::dsl: the names a pattern is written with, for `using namespace ctmatch::dsl;`.
 //
 //   op<"schema">        declare an op (op.hpp); aten::mm, aten::add.Tensor ... in aten.hpp
+//   struct f_op : Op<"schema", f_op> {}   a named op: patterns' types carry f_op, not the text
 //   "x"_x               named placeholder (leaf.hpp)          _            anything
 //   slot<"d", T>        typed slot (slot_types.hpp lists T)   "d"_kw = e   keyword argument
 //   1, 0.5, true, "tanh", DType::Float ...                    constants
@@ -43,6 +44,7 @@ using pattern::match_into;
 using pattern::Match;
 using pattern::multi;
 using pattern::op;
+using pattern::Op;
 using pattern::root_ops;
 using pattern::TensorList;
 using pattern::operator|;

@@ -15,6 +15,18 @@
 // The template argument object that holds the schema text lives for the whole program, so
 // the registry keeps a view of it (register_static_schema), not a copy.
 //
+// A named op keeps the schema text out of pattern types:
+//
+//   struct mm_op : Op<"aten::mm(Tensor self, Tensor mat2) -> Tensor", mm_op> {};
+//   inline constexpr mm_op mm{};
+//
+// Calls of `mm` are Call<mm_op, ...>, not Call<Op<"aten::mm(...)">, ...>: a pattern's type
+// names each of its ops, and every function instantiated for it carries that type in its
+// symbol. With the schema text as the op's identity, a tree of twenty ops makes symbols of
+// tens of kilobytes, and the compiler and assembler hash and compare them all (a rule set of
+// SDPA trees spent more time on that than on anything else at -O0). Ops that many patterns
+// use are declared this way (aten.hpp); `op<"...">` is for the odd one.
+//
 // The interned name is the one graphs use: `ns.name.overload`, `.default` when the schema has
 // no overload (`aten.mm.default`, `aten.add.Tensor`), and `operator.getitem` for the
 // `operator` namespace.
@@ -24,6 +36,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "../schema/parse.hpp"
 #include "../schema/registry.hpp"
@@ -67,8 +80,11 @@ inline OpId register_op(std::string_view text, std::string_view name, const sche
 }
 }  // namespace detail
 
-template <fixed_string S>
+template <fixed_string S, class Self = void>
 struct Op {
+  /// What calls of this op carry: Self for a named op, otherwise this type.
+  using type = std::conditional_t<std::is_void_v<Self>, Op, Self>;
+
   // Static data members of a class template are instantiated on first use: declaring an op
   // (aten.hpp declares dozens) parses nothing until a pattern uses it.
   static constexpr schema::ParseResult parsed = schema::parse_schema(S.view());
@@ -105,7 +121,7 @@ struct Op {
   /// Builds a Call pattern (call.hpp).
   template <class... A>
   constexpr auto operator()(const A&... a) const {
-    return detail::make_call<Op>(a...);
+    return detail::make_call<type>(a...);
   }
 };
 

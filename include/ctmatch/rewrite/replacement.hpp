@@ -200,19 +200,22 @@ constexpr auto forwarding_call(const A&... a) {
 
 /// forward_kwargs(op, args...): op(args...) plus every kwarg written on the matched root that
 /// the op's schema has and args do not give.
-template <pattern::fixed_string S, class... A>
-constexpr auto forward_kwargs(pattern::Op<S>, const A&... args) {
-  using C = decltype(forwarding_call<pattern::Op<S>>(args...));
-  return ForwardKwargs<void, C>(forwarding_call<pattern::Op<S>>(args...));
+template <pattern::fixed_string S, class Self, class... A>
+constexpr auto forward_kwargs(pattern::Op<S, Self>, const A&... args) {
+  using OpT = typename pattern::Op<S, Self>::type;
+  using C = decltype(forwarding_call<OpT>(args...));
+  return ForwardKwargs<void, C>(forwarding_call<OpT>(args...));
 }
 /// forward_kwargs<"n">(op, args...): from the node the pattern named "n" (`.named<"n">()`);
 /// forward_kwargs<"n", "k1", "k2">(op, args...): only those kwargs.
-template <pattern::fixed_string From, pattern::fixed_string... Only, pattern::fixed_string S, class... A>
-constexpr auto forward_kwargs(pattern::Op<S>, const A&... args) {
-  static_assert((replacement_detail::schema_has<pattern::Op<S>, pattern::name<Only>>() && ...),
+template <pattern::fixed_string From, pattern::fixed_string... Only, pattern::fixed_string S, class Self,
+          class... A>
+constexpr auto forward_kwargs(pattern::Op<S, Self>, const A&... args) {
+  using OpT = typename pattern::Op<S, Self>::type;
+  static_assert((replacement_detail::schema_has<OpT, pattern::name<Only>>() && ...),
                 "ctmatch: forward_kwargs<\"node\", \"kwarg\"...>: the new op's schema has no such argument");
-  using C = decltype(forwarding_call<pattern::Op<S>>(args...));
-  return ForwardKwargs<pattern::name<From>, C, pattern::name<Only>...>(forwarding_call<pattern::Op<S>>(args...));
+  using C = decltype(forwarding_call<OpT>(args...));
+  return ForwardKwargs<pattern::name<From>, C, pattern::name<Only>...>(forwarding_call<OpT>(args...));
 }
 
 // ---- building --------------------------------------------------------------------------------

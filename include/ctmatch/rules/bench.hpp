@@ -34,15 +34,19 @@ namespace ctmatch::rules {
 
 /// The ops the benchmark rules rewrite to, and the seed model's op.
 namespace bench_ops {
-using pattern::op;
-inline constexpr auto sdpa = op<"bench::sdpa(Tensor q, Tensor k, Tensor v, Tensor mask, *, float scale) -> Tensor">;
-inline constexpr auto gelu_tanh = op<"bench::gelu_tanh(Tensor x) -> Tensor">;
-inline constexpr auto layer_norm =
-    op<"bench::layer_norm(Tensor x, Tensor? w, Tensor? b, *, SymInt[] shape, float eps) -> Tensor">;
-inline constexpr auto scale_cast =
-    op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
-inline constexpr auto mm_scale_cast =
-    op<"seedlib::mm_scale_cast(Tensor a, Tensor b, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor">;
+using pattern::Op;
+// clang-format off
+struct sdpa_op : Op<"bench::sdpa(Tensor q, Tensor k, Tensor v, Tensor mask, *, float scale) -> Tensor", sdpa_op> {};
+inline constexpr sdpa_op sdpa{};
+struct gelu_tanh_op : Op<"bench::gelu_tanh(Tensor x) -> Tensor", gelu_tanh_op> {};
+inline constexpr gelu_tanh_op gelu_tanh{};
+struct layer_norm_op : Op<"bench::layer_norm(Tensor x, Tensor? w, Tensor? b, *, SymInt[] shape, float eps) -> Tensor", layer_norm_op> {};
+inline constexpr layer_norm_op layer_norm{};
+struct scale_cast_op : Op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor", scale_cast_op> {};
+inline constexpr scale_cast_op scale_cast{};
+struct mm_scale_cast_op : Op<"seedlib::mm_scale_cast(Tensor a, Tensor b, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor", mm_scale_cast_op> {};
+inline constexpr mm_scale_cast_op mm_scale_cast{};
+// clang-format on
 }  // namespace bench_ops
 
 namespace bench_detail {

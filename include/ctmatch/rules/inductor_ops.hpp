@@ -1,35 +1,44 @@
 #pragma once
 // The ops Inductor's pattern passes use that aten.hpp does not declare, for the ports
-// (inductor_joint.hpp, inductor_post_grad.hpp).
+// (inductor_joint.hpp, inductor_post_grad.hpp). Named ops (op.hpp): pattern types carry
+// `amax_op`, not the schema's text.
 #include <cstddef>
 
 #include "../graph/node.hpp"
-#include "../pattern/op.hpp"
+#include "../pattern/aten.hpp"
 
 namespace ctmatch::rules {
 
 namespace inductor_ops {
-using pattern::op;
-inline constexpr auto iota = op<
-    "prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor">;
-inline constexpr auto convert_element_type = op<"prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor">;
-inline constexpr auto squeeze_dim = op<"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)">;
-inline constexpr auto unsqueeze = op<"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)">;
-inline constexpr auto amax = op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
-inline constexpr auto sdpa_flash_cpu = op<
-    "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, "
-    "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)">;
-inline constexpr auto eq_scalar = op<"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor">;
-inline constexpr auto amin = op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor">;
-inline constexpr auto max = op<"aten::max(Tensor self) -> Tensor">;
-inline constexpr auto min = op<"aten::min(Tensor self) -> Tensor">;
-inline constexpr auto scatter_value = op<"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor">;
-inline constexpr auto randperm = op<
-    "aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
-    "-> Tensor">;
-inline constexpr auto index_put =
-    op<"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor">;
-inline constexpr auto unsafe_index = op<"aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor">;
+using pattern::Op;
+// clang-format off
+struct iota_op : Op<"prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor", iota_op> {};
+inline constexpr iota_op iota{};
+struct convert_element_type_op : Op<"prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor", convert_element_type_op> {};
+inline constexpr convert_element_type_op convert_element_type{};
+inline constexpr auto squeeze_dim = dsl::aten::squeeze_dim;
+inline constexpr auto unsqueeze = dsl::aten::unsqueeze;
+struct amax_op : Op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amax_op> {};
+inline constexpr amax_op amax{};
+struct sdpa_flash_cpu_op : Op<"aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", sdpa_flash_cpu_op> {};
+inline constexpr sdpa_flash_cpu_op sdpa_flash_cpu{};
+struct eq_scalar_op : Op<"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", eq_scalar_op> {};
+inline constexpr eq_scalar_op eq_scalar{};
+struct amin_op : Op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amin_op> {};
+inline constexpr amin_op amin{};
+struct max_op : Op<"aten::max(Tensor self) -> Tensor", max_op> {};
+inline constexpr max_op max{};
+struct min_op : Op<"aten::min(Tensor self) -> Tensor", min_op> {};
+inline constexpr min_op min{};
+struct scatter_value_op : Op<"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", scatter_value_op> {};
+inline constexpr scatter_value_op scatter_value{};
+struct randperm_op : Op<"aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", randperm_op> {};
+inline constexpr randperm_op randperm{};
+struct index_put_op : Op<"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", index_put_op> {};
+inline constexpr index_put_op index_put{};
+struct unsafe_index_op : Op<"aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", unsafe_index_op> {};
+inline constexpr unsafe_index_op unsafe_index{};
+// clang-format on
 
 /// The node writes exactly `N` positional arguments: Inductor's trees fail a node whose
 /// positional arity differs from theirs (`amax(x, [1])` is not the partial reduction
