@@ -130,34 +130,40 @@ inline void redirect_and_erase(Graph& g, std::span<const NodeId> roots, std::spa
 enum class ApplyResult : std::uint8_t { NoMatch, Refused, Failed, Unchanged, Applied };
 
 namespace detail {
-/// Everything after a successful match: the safety checks, the rewrite, the statistics (see
-/// apply_rule). Out of line on purpose: most attempts do not match (gpt2: 440 of 480 per
-/// sweep), and they should not pay, on the way to finding that out, for this function's frame
-/// (its buffers, its exception handling, the registers it saves).
-template <Rule R>
-[[gnu::noinline]] ApplyResult apply_match(const R& rule, std::size_t index, PassContext& cx, NodeId root,
-                                          const typename R::match_type& m, Reason* why) {
+/// The matched nodes cleaned (a DSL match may list no_node for an alternative that did not
+/// match, and a node twice) and sorted last first: the erase order, so that an interior node
+/// loses its user before its turn. Written to `small` (or `big` past 64 nodes).
+inline std::span<const NodeId> last_first(const Graph& g, std::span<const NodeId> raw, NodeId (&small)[64],
+                                          std::vector<NodeId>& big) {
+  NodeId* buf = small;
+  if (raw.size() > 64) {
+    big.resize(raw.size());
+    buf = big.data();
+  }
+  std::size_t count = 0;
+  for (NodeId n : raw)
+    if (n != no_node && std::find(buf, buf + count, n) == buf + count) buf[count++] = n;
+  std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
+  return {buf, count};
+}
+
+/// How apply_rewrite makes sure no interior node is used outside the match.
+enum class SharedCheck : std::uint8_t { None, Assert, Refuse };
+
+/// What apply_rewrite needs of the rule: its replacement, called as build(state, b, repls).
+using BuildReplacement = void (*)(const void* state, RewriteBuilder& b, std::span<NodeId> repls);
+
+/// Everything after a successful match that does not depend on the rule: the safety checks,
+/// the rewrite, the statistics (see apply_rule). One function for every rule: per rule, it
+/// would be compiled again for each (53 rules of a port: half of the port's machine code).
+[[gnu::noinline]] inline ApplyResult apply_rewrite(PassContext& cx, std::size_t index, NodeId root,
+                                                   std::span<const NodeId> roots, std::span<NodeId> repls,
+                                                   std::span<const NodeId> matched, SharedCheck shared,
+                                                   bool check_locally, BuildReplacement build, const void* state,
+                                                   Reason* why) {
   Graph& g = cx.graph;
   RuleStats& st = cx.stats.rules[index];
-  // The matched nodes, cleaned (a DSL match may list no_node for an alternative that did not
-  // match, and a node twice) and sorted last first: the erase order, so that an interior node
-  // loses its user before its turn.
-  std::span<const NodeId> raw = rule.matched_nodes(std::as_const(m));
-  NodeId small[64];
-  std::vector<NodeId> big;
-  std::span<const NodeId> matched = raw;
-  if constexpr (!matched_last_first<R>()) {
-    NodeId* buf = small;
-    if (raw.size() > 64) {
-      big.resize(raw.size());
-      buf = big.data();
-    }
-    std::size_t count = 0;
-    for (NodeId n : raw)
-      if (n != no_node && std::find(buf, buf + count, n) == buf + count) buf[count++] = n;
-    std::sort(buf, buf + count, [&](NodeId a, NodeId b) { return g.comes_before(b, a); });
-    matched = std::span<const NodeId>(buf, count);
-  }
+  const std::size_t N = roots.size();
   assert(std::is_sorted(matched.begin(), matched.end(),
                         [&](NodeId a, NodeId b) { return g.comes_before(b, a); }));
 
@@ -166,16 +172,13 @@ template <Rule R>
     ++st.refused;
     return ApplyResult::Refused;
   }
-  constexpr std::size_t N = root_count<R>();
-  std::array<NodeId, N> roots{root};
-  if constexpr (N > 1) roots = rule.root_nodes(m);
-  if constexpr (!allows_shared_interior<R>() && interior_used_inside<R>()) {
+  if (shared == SharedCheck::Assert) {
     assert(shared_interior_node(g, matched, roots) == no_node);  // the pattern's user counts ensure it
-  } else if constexpr (!allows_shared_interior<R>()) {
+  } else if (shared == SharedCheck::Refuse) {
     NodeId user = no_node;
-    if (NodeId shared = shared_interior_node(g, matched, roots, &user); shared != no_node) {
+    if (NodeId s = shared_interior_node(g, matched, roots, &user); s != no_node) {
       if (why)
-        why->say("refused: interior node " + g[shared].name() + " is also used by " + g[user].name() +
+        why->say("refused: interior node " + g[s].name() + " is also used by " + g[user].name() +
                  ", outside the match");
       ++st.refused;
       return ApplyResult::Refused;
@@ -191,8 +194,7 @@ template <Rule R>
 
   std::size_t ids_before = g.id_bound();
   std::size_t live_before = g.size();
-  std::array<NodeId, N> repls;
-  repls.fill(no_node);
+  std::fill(repls.begin(), repls.end(), no_node);
   // New nodes go before the earliest root, so that they come before every root's users.
   NodeId at = root;
   for (NodeId r : roots)
@@ -208,8 +210,7 @@ template <Rule R>
     std::optional<Graph::Transaction> tx;
     if (cx.options.verify_each_rewrite) tx.emplace(g);
     try {
-      if constexpr (N == 1) repls[0] = rule.replace(b, std::as_const(m));
-      else repls = rule.replace(b, std::as_const(m));
+      build(state, b, repls);
       bool changes = false;
       for (std::size_t k = 0; k < N; ++k) {
         if (repls[k] == no_node) throw GraphError("the replacement declined");
@@ -225,7 +226,7 @@ template <Rule R>
         return ApplyResult::Unchanged;
       }
 #ifdef NDEBUG
-      if constexpr (!replaces_in_order<R>())
+      if (check_locally)
 #endif
         for (std::size_t k = 0; k < N; ++k)
           if (repls[k] != roots[k]) detail::check_rewrite_locally(g, b.created(), repls[k], roots[k]);
@@ -276,6 +277,41 @@ template <Rule R>
   }
   if (cx.track_changes) cx.last_created.assign(b.created().begin(), b.created().end());
   return ApplyResult::Applied;
+}
+
+/// What depends on the rule after a successful match (its matched nodes, roots and
+/// replacement), handed to apply_rewrite. Out of line on purpose: most attempts do not match
+/// (gpt2: 440 of 480 per sweep), and they should not pay, on the way to finding that out, for
+/// this function's frame (its buffers, the registers it saves).
+template <Rule R>
+[[gnu::noinline]] ApplyResult apply_match(const R& rule, std::size_t index, PassContext& cx, NodeId root,
+                                          const typename R::match_type& m, Reason* why) {
+  std::span<const NodeId> matched = rule.matched_nodes(m);
+  NodeId small[64];
+  std::vector<NodeId> big;
+  if constexpr (!matched_last_first<R>()) matched = last_first(cx.graph, matched, small, big);
+  constexpr std::size_t N = root_count<R>();
+  std::array<NodeId, N> roots{root};
+  if constexpr (N > 1) roots = rule.root_nodes(m);
+  std::array<NodeId, N> repls;
+  constexpr SharedCheck shared = allows_shared_interior<R>() ? SharedCheck::None
+                                 : interior_used_inside<R>() ? SharedCheck::Assert
+                                                             : SharedCheck::Refuse;
+  struct State {
+    const R& rule;
+    const typename R::match_type& m;
+  } state{rule, m};
+  BuildReplacement build = [](const void* p, RewriteBuilder& b, std::span<NodeId> out) {
+    const State& s = *static_cast<const State*>(p);
+    if constexpr (N == 1) {
+      out[0] = s.rule.replace(b, s.m);
+    } else {
+      std::array<NodeId, N> r = s.rule.replace(b, s.m);
+      std::copy(r.begin(), r.end(), out.begin());
+    }
+  };
+  return apply_rewrite(cx, index, root, roots, repls, matched, shared, !replaces_in_order<R>(), build, &state,
+                       why);
 }
 }  // namespace detail
 
