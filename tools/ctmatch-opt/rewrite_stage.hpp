@@ -12,8 +12,7 @@
 //                                        match there (before the pass), on standard error
 #include <ctmatch/graph/graph.hpp>
 #include <ctmatch/io/fx_text.hpp>
-#include <ctmatch/rewrite.hpp>
-#include <ctmatch/rules/builtin.hpp>
+#include <ctmatch/rewrite/stats.hpp>
 
 #include <map>
 #include <stdexcept>
@@ -25,8 +24,6 @@
 namespace ctmatch_opt {
 
 using namespace ctmatch;
-using rules::all_rules;
-using rules::select_rules;
 
 struct RewriteOptions {
   std::string rules;    // empty: no rewriting
@@ -43,41 +40,12 @@ struct RewriteReport {
   std::unordered_set<NodeId> created;  // live nodes the pass created (DOT highlights them)
 };
 
-/// Explanations for --explain, as text (the selected rules, or all when none are selected).
-inline std::string explain_node(Graph& g, const RewriteOptions& o) {
-  NodeId n = g.find(o.explain);
-  if (n == no_node) throw std::invalid_argument("--explain: the graph has no node called '" + o.explain + "'");
-  auto set = all_rules();
-  if (!o.rules.empty()) select_rules(set, o.rules);
-  std::vector<RuleExplanation> ex = explain(g, set, n);
-  if (!o.rules.empty()) std::erase_if(ex, [](const RuleExplanation& e) { return !e.enabled; });
-  return format_explanations(g, n, ex);
-}
+/// Explanations for --explain, as text (the selected rules, or all when none are selected)
+/// (rewrite_explain.cpp).
+std::string explain_node(Graph& g, const RewriteOptions& o);
 
-/// Runs the selected rules on g.
-inline RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
-  RewriteReport r;
-  if (o.rules.empty()) return r;
-  check_mode(o.mode);
-  auto set = all_rules();
-  select_rules(set, o.rules);
-  // A first run on a copy, untimed, as Inductor's figures leave out its pass's registration:
-  // ops are interned and their schemas registered on first use, and the copy's arena grows.
-  {
-    Graph warm = g;
-    run_pass(warm, set, o.mode);
-  }
-  std::size_t ids_before = g.id_bound();
-  r.stats = run_pass(g, set, o.mode);
-  r.ran = true;
-  r.rules = o.rules;
-  r.mode = o.mode;
-  r.matches = r.stats.matches();
-  r.roots = r.stats.root_names(g);
-  for (NodeId id = static_cast<NodeId>(ids_before); id < g.id_bound(); ++id)
-    if (g[id].alive()) r.created.insert(id);
-  return r;
-}
+/// Runs the selected rules on g (rewrite_run.cpp).
+RewriteReport run_rewrites(Graph& g, const RewriteOptions& o);
 
 inline void append_json_str(std::string& out, std::string_view s) {
   out += '"';

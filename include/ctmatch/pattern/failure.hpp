@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <utility>
 
 #include "../graph/graph.hpp"
 #include "../graph/value_print.hpp"
@@ -127,7 +128,13 @@ class Explainer {
     if (!frames_.empty()) frames_.back().args.emplace_back(arg);
   }
   [[gnu::noinline]] void enter_index(std::size_t i) {
-    if (!frames_.empty()) frames_.back().args.push_back("[" + std::to_string(i) + "]");
+    if (frames_.empty()) return;
+    // Appended, not `"[" + std::to_string(i)`: g++ 12 warns about that one (-Wrestrict,
+    // a false positive) where it inlines it.
+    std::string s(1, '[');
+    s += std::to_string(i);
+    s += ']';
+    frames_.back().args.push_back(std::move(s));
   }
   void leave_arg() {
     if (!frames_.empty()) frames_.back().args.pop_back();
