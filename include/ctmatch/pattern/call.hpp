@@ -244,7 +244,7 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
   template <class E>
   static constexpr int phase = detail::is_const_element<E>::value ? 0 : E::calls > 0 ? 1 : 2;
   static constexpr std::array<std::size_t, sizeof...(A)> order = [] {
-    constexpr int phases[] = {phase<typename A::elem>..., 0};
+    constexpr std::array<int, sizeof...(A) + 1> phases = {phase<typename A::elem>..., 0};
     std::array<std::size_t, sizeof...(A)> o{};
     std::size_t j = 0;
     for (int p = 0; p < 3; ++p)
@@ -252,7 +252,7 @@ struct Call : element<Call<OpT, Opts, Label, A...>> {
         if (phases[k] == p) o[j++] = k;
     return o;
   }();
-  static constexpr std::size_t indices[] = {A::index..., 0};
+  static constexpr std::array<std::size_t, sizeof...(A) + 1> indices = {A::index..., 0};
   /// The schema argument that pattern argument K reads (arguments 0 and 1 swapped: Swap).
   template <std::size_t K, bool Swap>
   static constexpr std::size_t read_index = !Swap ? indices[K] : indices[K] < 2 ? 1 - indices[K] : indices[K];

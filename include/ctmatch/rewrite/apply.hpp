@@ -227,6 +227,8 @@ using BuildReplacement = void (*)(const void* state, RewriteBuilder& b, std::spa
       }
 #ifdef NDEBUG
       if (check_locally)
+#else
+      (void)check_locally;  // checked always, in a debug build
 #endif
         for (std::size_t k = 0; k < N; ++k)
           if (repls[k] != roots[k]) detail::check_rewrite_locally(g, b.created(), repls[k], roots[k]);
