@@ -58,6 +58,32 @@ TEST_CASE("op<> knows the schema at compile time") {
   CHECK(OpRegistry::global().signature(id)->params.size() == 4);
 }
 
+namespace {
+// The named form of scale_cast: the same schema, a type of its own.
+struct named_scale_cast_op
+    : Op<"seedlib::scale_cast(Tensor x, *, ScalarType dtype, bool clamp=False, float scale=1.0) -> Tensor",
+         named_scale_cast_op> {};
+inline constexpr named_scale_cast_op named_scale_cast{};
+}  // namespace
+
+TEST_CASE("a named op: its calls carry its own type, and it is the same op at run time") {
+  using NamedCall = decltype(named_scale_cast(mm("a"_x, "b"_x)));
+  static_assert(std::is_same_v<NamedCall::op_type, named_scale_cast_op>);
+  static_assert(std::is_same_v<decltype(scale_cast(mm("a"_x, "b"_x)))::op_type, ScaleCast>);
+  static_assert(std::is_same_v<decltype(aten::mm("a"_x, "b"_x))::op_type, aten::mm_op>);
+  static_assert(named_scale_cast_op::schema.args[1].name == "dtype");
+  static_assert(named_scale_cast_op::name() == ScaleCast::name());
+
+  // One schema, one op id: patterns written with either form match the same nodes.
+  CHECK(named_scale_cast_op::id() == ScaleCast::id());
+  Seed s({}, {{"dtype", ScalarType::Half}});
+  auto named = match(named_scale_cast(mm("a"_x, "b"_x), "dtype"_kw = slot<"dtype", DType>), s.g, s.s);
+  REQUIRE(named);
+  CHECK(named->get<"a">() == s.x);
+  CHECK(named->get<"dtype">() == ScalarType::Half);
+  CHECK_FALSE(match(named_scale_cast(mm("a"_x, "b"_x)), s.g, s.m));
+}
+
 TEST_CASE("root op ids for dispatch") {
   auto ids = root_ops(typed);
   static_assert(std::tuple_size_v<decltype(ids)> == 1);
