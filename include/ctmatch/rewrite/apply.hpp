@@ -155,7 +155,7 @@ using BuildReplacement = void (*)(const void* state, RewriteBuilder& b, std::spa
 
 /// Everything after a successful match that does not depend on the rule: the safety checks,
 /// the rewrite, the statistics (see apply_rule). One function for every rule: per rule, it
-/// would be compiled again for each (53 rules of a port: half of the port's machine code).
+/// would be compiled again for each (53 rules of a port: a third of the port's machine code).
 [[gnu::noinline]] inline ApplyResult apply_rewrite(PassContext& cx, std::size_t index, NodeId root,
                                                    std::span<const NodeId> roots, std::span<NodeId> repls,
                                                    std::span<const NodeId> matched, SharedCheck shared,
