@@ -1,9 +1,10 @@
 // The graph's storage mechanisms: SmallVector (inline storage for users and schema bindings),
-// InlineVector (a node's arguments, inside the node), NameIndex (the flat name table), users lists and the journal past the inline capacity, and
-// graph copies.
+// InlineVector (a node's arguments, inside the node), NameIndex (the flat name table), users lists and the journal past the inline capacity,
+// LargeAllocator (the large arrays on huge pages), and graph copies.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <set>
@@ -429,4 +430,29 @@ TEST_CASE("erased names are free again, and a rollback brings an erased name bac
   CHECK(g.find("keep") == again);
   CHECK(g.size() == 2);
   verify(g);
+}
+
+TEST_CASE("LargeVector: small buffers as usual, large ones on 2 MiB boundaries; contents survive growth, copy and shrink") {
+  constexpr std::size_t huge = LargeAllocator<int>::huge_page;
+  LargeVector<std::uint64_t> v;
+  v.reserve(16);  // small: wherever the usual allocator puts it
+  for (std::uint64_t i = 0; i < 16; ++i) v.push_back(i * 7);
+  v.reserve(huge / sizeof(std::uint64_t) + 1);  // large: aligned, rounded up to whole pages
+  CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % huge == 0);
+  for (std::uint64_t i = 16; i < 600'000; ++i) v.push_back(i * 7);  // grows past 4 MiB
+  CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % huge == 0);
+  LargeVector<std::uint64_t> copy = v;
+  CHECK(reinterpret_cast<std::uintptr_t>(copy.data()) % huge == 0);
+  bool same = copy.size() == 600'000;
+  for (std::uint64_t i = 0; i < copy.size(); ++i) same &= copy[i] == i * 7;
+  CHECK(same);
+  copy.resize(10);
+  copy.shrink_to_fit();  // back to a small buffer, freed through the small path
+  CHECK(copy.size() == 10);
+  CHECK(copy[9] == 63);
+  // Over-aligned elements (a Node is aligned to a cache line) keep their alignment either way.
+  struct alignas(64) Line { char bytes[64]; };
+  LargeVector<Line> small(3), large(huge / sizeof(Line) * 2);
+  CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(large.data()) % huge == 0);
 }

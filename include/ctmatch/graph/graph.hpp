@@ -16,6 +16,7 @@
 
 #include "error.hpp"
 #include "journal.hpp"
+#include "large_allocator.hpp"
 #include "name_index.hpp"
 #include "node.hpp"
 #include "node_name.hpp"
@@ -429,11 +430,11 @@ class Graph {
   bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
   // Callbacks for the name index.
   struct NameOf {
-    const std::vector<Node>* nodes;
+    const LargeVector<Node>* nodes;
     std::string_view operator()(NodeId id) const { return (*nodes)[id].name(); }
   };
   struct IsLive {
-    const std::vector<Node>* nodes;
+    const LargeVector<Node>* nodes;
     bool operator()(NodeId id) const { return id < nodes->size() && (*nodes)[id].alive(); }
   };
   NameOf name_of() const { return {&nodes_}; }
@@ -680,7 +681,7 @@ class Graph {
   /// Undoes the journal, newest change first (transaction.hpp).
   void undo();
 
-  std::vector<Node> nodes_;
+  LargeVector<Node> nodes_;
   NameIndex names_;
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "large_allocator.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -214,7 +215,7 @@ class NameIndex {
   }
   template <class Live>
   void rehash(std::size_t capacity, const Live& live) {
-    std::vector<Slot> old = std::move(slots_);
+    LargeVector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     count_ = 0;
     for (const Slot& s : old)
@@ -225,7 +226,7 @@ class NameIndex {
   }
 
   friend struct GraphSurgery;  // tests of the verifier break invariants with it (not defined here)
-  std::vector<Slot> slots_;
+  LargeVector<Slot> slots_;
   std::size_t count_ = 0;
 };
 

@@ -24,9 +24,11 @@
 //   `fx.type`; `graph() -> T:` as the graph annotation `fx.return_type`.
 // - `[num_users=N]` is checked against the users the graph finds.
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -178,12 +180,17 @@ class Reader {
     ++line_;
     line_begin_ = next_line;
   }
-  bool starts_with(std::string_view s) const {
+  // Inlined, so that a literal's size is a constant and memcmp becomes a few compares: the
+  // reader checks some ten literals a line.
+  [[gnu::always_inline]] bool starts_with(std::string_view s) const {
     return static_cast<std::size_t>(end_ - p_) >= s.size() && std::memcmp(p_, s.data(), s.size()) == 0;
   }
-  void expect(std::string_view s, const char* what) {
-    if (!starts_with(s)) fail_at(p_, std::string("expected ") + what);
+  [[gnu::always_inline]] void expect(std::string_view s, const char* what) {
+    if (!starts_with(s)) [[unlikely]] fail_expected(what);
     p_ += s.size();
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_expected(const char* what) const {
+    fail_at(p_, std::string("expected ") + what);
   }
   void skip_spaces() {
     while (p_ < end_ && *p_ == ' ') ++p_;
@@ -209,15 +216,21 @@ class Reader {
   }
   std::string_view identifier(const char* what) {
     const char* b = p_;
-    if (p_ == end_ || !is_ident_start(*p_)) fail_at(p_, std::string("expected ") + what);
+    if (p_ == end_ || !is_ident_start(*p_)) fail_expected(what);
+    while (end_ - p_ >= 4 && is_ident(p_[0]) && is_ident(p_[1]) && is_ident(p_[2]) && is_ident(p_[3])) p_ += 4;
     while (p_ < end_ && is_ident(*p_)) ++p_;
     return {b, static_cast<std::size_t>(p_ - b)};
   }
+  /// The first `c` from p_ on the current line, or the line's end.
+  const char* find_in_line(char c) const {
+    const char* q = static_cast<const char*>(std::memchr(p_, c, static_cast<std::size_t>(end_ - p_)));
+    if (!q) q = end_;
+    const char* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(q - p_)));
+    return nl ? nl : q;
+  }
   /// The rest of the current line from p_ (without moving).
   std::string_view rest_of_line() const {
-    const char* q = p_;
-    while (q < end_ && *q != '\n') ++q;
-    return {p_, static_cast<std::size_t>(q - p_)};
+    return {p_, static_cast<std::size_t>(find_in_line('\n') - p_)};
   }
 
   // ---- structure ----
@@ -269,7 +282,6 @@ class Reader {
       if (users_.key == old_users.key) g_.annotations.push_back({"fx.users_key", std::string(old_users.key)});
     }
     expect(users_.key, users_.what);
-    const char* users_at = p_;
     std::uint64_t users = 0;
     {
       auto [q, ec] = std::from_chars(p_, end_, users);
@@ -291,7 +303,7 @@ class Reader {
                            "' (expected placeholder, get_attr, call_function, call_method or call_module)");
     expect("[target=", "'[target=...]'");
     const char* target_at = p_;
-    while (p_ < end_ && *p_ != ']' && *p_ != '\n') ++p_;
+    p_ = find_in_line(']');
     std::string_view target(target_at, static_cast<std::size_t>(p_ - target_at));
     if (target.empty()) fail_at(target_at, "expected a target");
     expect("]", "']' after the target");
@@ -357,7 +369,8 @@ class Reader {
     create(std::move(spec), node_start, name_at);
     NodeId id = static_cast<NodeId>(g_.id_bound() - 1);
     if (!type.empty()) g_[id].edit_annotations().push_back({"fx.type", std::string(type)});
-    expected_users_.push_back({id, users, users_at, line_, line_begin_});
+    assert(id == expected_users_.size());  // nodes are made in read order, ids from 0
+    expected_users_.push_back(users);
   }
 
   void read_return() {
@@ -394,12 +407,16 @@ class Reader {
   }
 
   void check_num_users() {
-    for (const auto& e : expected_users_) {
-      std::size_t actual = g_[e.id].num_users();
-      if (actual != e.users)
-        throw ParseError(file_, e.line, static_cast<std::size_t>(e.at - e.line_begin) + 1,
-                         "node '" + g_[e.id].name() + "' says num_users=" + std::to_string(e.users) +
-                             " but the graph has " + std::to_string(actual) + " user(s) of it");
+    for (NodeId id = 0; id < expected_users_.size(); ++id) {
+      std::uint64_t stated = expected_users_[id];
+      std::size_t actual = g_[id].num_users();
+      if (actual == stated) continue;
+      // The number's position, found again on the node's line as read_node found it.
+      std::size_t at = text_.find(users_.key, g_.source_offsets[id]) + users_.key.size();
+      auto [line, col] = line_column(text_, at);
+      throw ParseError(file_, line, col,
+                       "node '" + g_[id].name() + "' says num_users=" + std::to_string(stated) +
+                           " but the graph has " + std::to_string(actual) + " user(s) of it");
     }
   }
 
@@ -456,10 +473,16 @@ class Reader {
       if (depth >= max_nesting)
         fail_at(p_, "lists and tuples nested more than " + std::to_string(max_nesting) + " deep");
       ++p_;
-      std::vector<Value> items;
+      // The items gather on one stack shared by every list being read (nested ones above
+      // their parent's), so that each list allocates its items once, at their final size.
+      const std::size_t base = items_.size();
       read_items(c == '(' ? ')' : ']', [&](std::size_t) {
-        items.push_back(read_value(style, hint, depth + 1, false));
+        Value v = read_value(style, hint, depth + 1, false);
+        items_.push_back(std::move(v));
       });
+      std::vector<Value> items(std::make_move_iterator(items_.begin() + static_cast<std::ptrdiff_t>(base)),
+                               std::make_move_iterator(items_.end()));
+      items_.resize(base);
       return c == '(' ? Value::tuple(std::move(items)) : Value::list(std::move(items));
     }
     if (c == '{') fail_at(p_, "dict values are not supported");
@@ -648,14 +671,6 @@ class Reader {
     }
   }
 
-  struct ExpectedUsers {
-    NodeId id;
-    std::uint64_t users;
-    const char* at;
-    std::size_t line;
-    const char* line_begin;
-  };
-
   std::string_view text_;
   std::string file_;
   const char* p_;
@@ -665,7 +680,8 @@ class Reader {
   std::size_t line_ = 1;
   Graph g_;
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
-  std::vector<ExpectedUsers> expected_users_;
+  std::vector<Value> items_;  // the items of the lists being read (read_value)
+  std::vector<std::uint64_t> expected_users_;  // by node id: the num_users its line states
   struct UsersSpelling {
     std::string_view key;
     const char* what;
