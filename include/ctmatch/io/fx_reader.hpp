@@ -230,7 +230,8 @@ class Reader {
   }
   /// The rest of the current line from p_ (without moving).
   std::string_view rest_of_line() const {
-    return {p_, static_cast<std::size_t>(find_in_line('\n') - p_)};
+    const void* nl = std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_));
+    return {p_, static_cast<std::size_t>((nl ? static_cast<const char*>(nl) : end_) - p_)};
   }
 
   // ---- structure ----
