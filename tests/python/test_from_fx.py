@@ -98,6 +98,23 @@ class FromFx(unittest.TestCase):
         self.assertIn("torch.ops.ctmatch_test.my_custom_op.default", str(converted))
         self.assertIn("dtype: torch.float64, flag: True", str(converted))
 
+    def test_python_function_targets_are_told_apart_across_conversions(self):
+        # Targets are cached for the process by object: a function made after an earlier one
+        # was converted and dropped must not be taken for it.
+        def graph_calling(fn):
+            g = torch.fx.Graph()
+            x = g.placeholder("x")
+            g.output(g.call_function(fn, (x,)))
+            return g
+
+        for i in range(3):
+            fn = eval(f"lambda x: x")  # a fresh object each time, often at a freed one's address
+            fn.__name__ = fn.__qualname__ = f"fresh_fn_{i}"
+            fn.__module__ = "ctmatch_test_targets"
+            converted = str(ctmatch.Graph.from_fx(graph_calling(fn)))
+            self.assertIn(f"ctmatch_test_targets.fresh_fn_{i}", converted)
+            del fn
+
     def test_call_module_is_refused_by_name(self):
         gm = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.Linear(3, 3)))
         before = str(gm.graph)

@@ -34,14 +34,26 @@ struct FromFxError : std::runtime_error {
 namespace detail {
 
 /// The op of a call_function target, with its spelling as FX prints it; schemas registered
-/// from op._schema for an OpOverload ctmatch does not know. Cached per target object.
+/// from op._schema for an OpOverload ctmatch does not know. Cached per target object for the
+/// whole process: looking a target up the first time (FX's printing of it, its schema and
+/// tags, all Python) costs some 20 µs, and a graph of a thousand nodes has dozens of targets,
+/// which made the first sight of each the largest cost of converting it. The cache holds a
+/// reference to each target, so that its address cannot be reused by another object; torch's
+/// OpOverloads live as long as the process anyway. Used with the GIL held.
 struct Targets {
   struct Info {
     OpId op;
     std::string spelled;  // kept on the node when FX spells it unlike ctmatch's writer
-    const schema::FunctionSchema* schema;
+    py::object target;    // keeps the key alive
   };
   std::unordered_map<PyObject*, Info> by_object;
+  /// Past this many targets (graphs of generated Python callables), the cache starts again.
+  static constexpr std::size_t max_entries = 1 << 14;
+
+  static Targets& of_process() {
+    static Targets* t = new Targets();  // never destroyed: it holds Python objects (see Torch::get)
+    return *t;
+  }
 
   /// An OpOverload's `tags` (torch.Tag values) into the op registry; tags ctmatch does not
   /// name are skipped (torch adds tags over time; none changes what a match means here).
@@ -71,10 +83,11 @@ struct Targets {
       } catch (const std::exception& e) {
         throw FromFxError("the schema of " + spelled + " does not parse: " + e.what());
       }
-      sch = schema::find_schema(op);
     }
     add_tags(op, target);
-    Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(), sch};
+    if (by_object.size() >= max_entries) by_object.clear();
+    Info info{op, io::fx::spelled_unlike_fx(spelled) ? spelled : std::string(),
+              py::reinterpret_borrow<py::object>(target)};
     return by_object.emplace(target.ptr(), std::move(info)).first->second;
   }
 };
@@ -164,15 +177,28 @@ inline FxGraph from_fx(py::handle fx_graph) {
   Graph& g = out.graph;
   if (t.old_users_spelling) g.annotations.push_back({"fx.users_key", "[#users="});
   std::unordered_map<PyObject*, NodeId> ids;
-  detail::Targets targets;
+  detail::Targets& targets = detail::Targets::of_process();
   // A list first: iterating graph.nodes through pybind11's generic iterator revisits the
   // first node in torch 2.11 (its node iterator is C++); list() is what Python's for does.
   py::list nodes(fx_graph.attr("nodes"));
   out.fx_nodes.reserve(nodes.size());
+  ids.reserve(nodes.size());
+  // Where each node keeps its args and kwargs: the private fields behind the properties where
+  // this torch's Node has them (Torch::args_field), or an older torch's instance attributes of
+  // those names (torch 1.x), read without the property's Python call.
+  py::str args_field = t.args_field, kwargs_field = t.kwargs_field;
+  if (args_field.ptr() == t.args.ptr() && nodes.size() != 0 && PyObject_HasAttrString(nodes[0].ptr(), "_args") &&
+      PyObject_HasAttrString(nodes[0].ptr(), "_kwargs")) {
+    args_field = interned("_args");
+    kwargs_field = interned("_kwargs");
+  }
   for (py::handle node : nodes) {
-    std::string name = utf8(py::object(node.attr(t.name)));
+    py::object name_object = node.attr(t.name);
+    const std::string_view name = utf8_view(name_object);  // the str's own buffer, while it lives
     py::object op = node.attr(t.op);
-    auto fail = [&](const std::string& why) -> FromFxError { return FromFxError("node " + name + ": " + why); };
+    auto fail = [&](const std::string& why) -> FromFxError {
+      return FromFxError("node " + std::string(name) + ": " + why);
+    };
     auto node_id = [&](py::handle ref) -> NodeId {
       auto it = ids.find(ref.ptr());
       if (it == ids.end())
@@ -202,27 +228,29 @@ inline FxGraph from_fx(py::handle fx_graph) {
         throw fail("the target of a " + std::string(py::str(op)) + " node is not a string");
       spec.target = utf8(target);
     }
+    const schema::FunctionSchema* sch = info ? io::fx::schema_of(spec.op) : nullptr;
     try {
-      py::tuple args = node.attr(t.args_field);
-      for (std::size_t i = 0; i < args.size(); ++i) {
-        spec.args.push_back(to_value(args[i], t, node_id, out.symints));
-        if (info && info->schema && i < info->schema->num_args &&
-            !schema::value_fits(info->schema->args[i].type, spec.args.back()))
-          throw fail(schema::misfit_message(op_name(spec.op), info->schema->args[i].name,
-                                            info->schema->args[i].type, spec.args.back()));
+      py::object args = node.attr(args_field);
+      if (!PyTuple_Check(args.ptr())) args = py::tuple(args);
+      const std::size_t num_args = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+      spec.args.reserve(num_args);
+      for (std::size_t i = 0; i < num_args; ++i) {
+        spec.args.push_back(to_value(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)), t, node_id, out.symints));
+        if (sch && i < sch->num_args && !schema::value_fits(sch->args[i].type, spec.args.back()))
+          throw fail(schema::misfit_message(op_name(spec.op), sch->args[i].name, sch->args[i].type, spec.args.back()));
       }
-      py::dict kwargs = node.attr(t.kwargs_field);
+      py::dict kwargs = node.attr(kwargs_field);
       for (auto [k, v] : kwargs) {
         Kwarg kw{utf8(k), to_value(v, t, node_id, out.symints)};
-        if (info && info->schema) {
-          int p = info->schema->find(kw.name);
-          if (p >= 0 && !schema::value_fits(info->schema->args[p].type, kw.value))
-            throw fail(schema::misfit_message(op_name(spec.op), kw.name, info->schema->args[p].type, kw.value));
+        if (sch) {
+          int p = sch->find(kw.name);
+          if (p >= 0 && !schema::value_fits(sch->args[p].type, kw.value))
+            throw fail(schema::misfit_message(op_name(spec.op), kw.name, sch->args[p].type, kw.value));
         }
         spec.kwargs.push_back(std::move(kw));
       }
     } catch (const UnsupportedValue& e) {
-      throw UnsupportedValue("node " + name + ": " + e.what());
+      throw UnsupportedValue("node " + std::string(name) + ": " + e.what());
     }
     if (std::string why = io::fx::getitem_index_misfit(g, spec); !why.empty()) throw fail(why);
     NodeId id;

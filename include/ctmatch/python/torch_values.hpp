@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,13 +23,14 @@ namespace py = pybind11;
 /// A str interned as Python interns identifiers, so that it is the very object FX uses.
 inline py::str interned(const char* s) { return py::reinterpret_steal<py::str>(PyUnicode_InternFromString(s)); }
 
-/// `s` as UTF-8 (a str's own buffer: no intermediate object).
-inline std::string utf8(py::handle s) {
+/// `s` as UTF-8: the str's own buffer (cached in the str), valid while `s` lives.
+inline std::string_view utf8_view(py::handle s) {
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n);
   if (!p) throw py::error_already_set();
-  return std::string(p, static_cast<std::size_t>(n));
+  return {p, static_cast<std::size_t>(n)};
 }
+inline std::string utf8(py::handle s) { return std::string(utf8_view(s)); }
 
 /// Thrown for a value ctmatch cannot hold: becomes a Python TypeError naming the node.
 struct UnsupportedValue : std::runtime_error {
