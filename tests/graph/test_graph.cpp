@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include <ctmatch/graph.hpp>
 
@@ -232,6 +233,35 @@ TEST_CASE("remove_newest takes a creation back: users, names, ids and counts as 
     Graph::Transaction tx(g);
     CHECK_THROWS_AS(g.remove_newest(g.id_bound() - 1), GraphError);
   }
+  verify(g);
+}
+
+TEST_CASE("keep_first_args saves each watched node's arguments at their first change only") {
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId y = g.placeholder("y");
+  NodeId a = g.call(mm_op(), {NodeRef{x}, NodeRef{y}});
+  NodeId b = g.call(mm_op(), {NodeRef{a}, NodeRef{x}});
+  NodeId out = g.output({NodeRef{b}});
+  g.set_args(b, {NodeRef{a}, NodeRef{y}}, {});  // before keep_first_args: not saved
+  g.keep_first_args();
+  CHECK(g.first_args().empty());
+  NodeId c = g.call(mm_op(), {NodeRef{y}, NodeRef{y}}, {}, b, "c");  // made after: not watched
+  g.set_args(c, {NodeRef{x}, NodeRef{x}}, {});
+  CHECK(g.replace_all_uses(a, c) == 1);              // b's first change
+  g.set_args(b, {NodeRef{c}, NodeRef{x}}, {});       // its second: the first arguments stay
+  {
+    Graph::Transaction tx(g);  // undone: the output's arguments come back, the saved ones stay
+    g.replace_all_uses(b, c);
+  }
+  CHECK(g[out].args()[0] == Value::tuple({NodeRef{b}}));
+  REQUIRE(g.first_args().size() == 2);
+  CHECK(std::ranges::equal(g.first_args().at(b).args, std::vector<Value>{NodeRef{a}, NodeRef{y}}));
+  CHECK(std::ranges::equal(g.first_args().at(out).args, std::vector<Value>{Value::tuple({NodeRef{b}})}));
+  CHECK_FALSE(g.first_args().contains(c));
+  CHECK(Graph(g).first_args().size() == 2);  // copies keep them
+  g.keep_first_args();  // starts again
+  CHECK(g.first_args().empty());
   verify(g);
 }
 

@@ -56,7 +56,7 @@ class Graph {
   Graph(const Graph& o)
       : annotations(o.annotations), source_offsets(o.source_offsets), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
         tail_(o.tail_), live_(o.live_), mutating_(o.mutating_), ids_in_order_(o.ids_in_order_),
-        user_slots_(o.user_slots_) {
+        user_slots_(o.user_slots_), first_args_bound_(o.first_args_bound_), first_args_(o.first_args_) {
     nodes_.reserve(o.nodes_.capacity());
     nodes_ = o.nodes_;
     call_ops_.reserve(o.call_ops_.capacity());
@@ -242,6 +242,19 @@ class Graph {
     return create(NodeSpec{NodeKind::Output, no_op, "output", "output",
                            {Value::tuple(std::move(results))}, {}});
   }
+
+  // ---- arguments before a pass ----
+  /// For a caller that mirrors the graph elsewhere (the Python write-back into a torch.fx
+  /// graph): from now on, the first change of the arguments of each node that exists now saves
+  /// the arguments it had, so that afterwards the nodes that really changed are found by
+  /// looking at those few, not at a copy of the whole graph taken before.
+  void keep_first_args() {
+    first_args_bound_ = static_cast<NodeId>(nodes_.size());
+    first_args_.clear();
+  }
+  /// The arguments saved since keep_first_args(), by node: the nodes whose arguments were set
+  /// since (perhaps to what they were: compare), each with its arguments before the first set.
+  const std::unordered_map<NodeId, Journal::SavedArgs>& first_args() const { return first_args_; }
 
   // ---- mutation ----
   /// Replaces a node's arguments; users lists follow.
@@ -677,7 +690,13 @@ class Graph {
 
   void journal(Entry e) { journal_.record(e); }
   void journal_users(NodeId id) { journal_.save_users(id, nodes_[id].users_); }
-  void journal_args(NodeId id) { journal_.save_args(id, nodes_[id].args_, nodes_[id].kwargs_); }
+  void journal_args(NodeId id) {
+    journal_.save_args(id, nodes_[id].args_, nodes_[id].kwargs_);
+    if (id < first_args_bound_) [[unlikely]] save_first_args(id);
+  }
+  [[gnu::noinline]] void save_first_args(NodeId id) {
+    first_args_.try_emplace(id, Journal::SavedArgs{nodes_[id].args_, nodes_[id].kwargs_});
+  }
   /// Undoes the journal, newest change first (transaction.hpp).
   void undo();
 
@@ -693,6 +712,8 @@ class Graph {
   std::uint64_t unbound_checked_at_ = 0;   // the registry's signatures_set() then
   Journal journal_;
   std::unordered_map<NodeId, UserSlots> user_slots_;  // the long users lists' slot tables
+  NodeId first_args_bound_ = 0;  // keep_first_args(): the nodes below it are watched
+  std::unordered_map<NodeId, Journal::SavedArgs> first_args_;
 };
 
 }  // namespace ctmatch

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "../rewrite/run_pass.hpp"
 #include "write_back.hpp"
@@ -21,10 +23,12 @@ inline py::dict stats_dict(const PassStats& st, const Graph& g) {
     for (const std::string& s : names) l.append(py::str(s));
     roots[py::str(rule)] = l;
   }
-  std::map<std::string, std::size_t> h;
+  std::unordered_map<OpId, std::size_t> by_op;  // counted by id, named once per op
   for (const Node& n : g.nodes())
-    if (n.kind() == NodeKind::CallFunction) ++h[std::string(op_name(n.op()))];
-  for (const auto& [op, n] : h) hist[py::str(op)] = n;
+    if (n.kind() == NodeKind::CallFunction) ++by_op[n.op()];
+  std::map<std::string_view, std::size_t> h;  // by name, as --stats-json orders them
+  for (const auto& [op, n] : by_op) h[op_name(op)] = n;
+  for (const auto& [op, n] : h) hist[py::str(op.data(), op.size())] = n;
   std::size_t dropped = 0;
   for (const RuleStats& r : st.rules) dropped += r.kwargs_dropped;
   d["matches"] = matches;
@@ -48,12 +52,12 @@ py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mo
   auto t0 = clock::now();
   FxGraph fx = from_fx(fx_graph);
   double convert_s = since(t0);
-  Graph before = fx.graph;
+  fx.graph.keep_first_args();  // what write_back compares with
   PassStats st = run_pass(fx.graph, set, mode);
   auto t1 = clock::now();
   py::list made;
   if (st.total_matches() != 0)
-    for (py::object& n : write_back(fx_graph, fx, before, st)) made.append(n);
+    for (py::object& n : write_back(fx_graph, fx, st)) made.append(n);
   py::dict d = stats_dict(st, fx.graph);
   d["convert_s"] = convert_s;
   d["write_back_s"] = since(t1);

@@ -32,12 +32,12 @@ inline py::object resolve_op(const Torch& t, std::string_view name) {
   return o;
 }
 
-/// Writes the pass's result (fx.graph, converted from `fx_graph`; `before` is its copy from
-/// before the pass) back into `fx_graph`. A new node that took a root's uses gets that root's
+/// Writes the pass's result (fx.graph, converted from `fx_graph`, on which keep_first_args()
+/// was called before the pass) back into `fx_graph`. A new node that took a root's uses gets that root's
 /// value and provenance meta (Torch::inherited_meta: the value is the same; input-specific keys
 /// such as eager_input_vals are not), as Inductor's replacements do; the others are left for
 /// fake propagation. Returns the fx nodes created, in graph order.
-inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const Graph& before, const PassStats& st) {
+inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const PassStats& st) {
   const Torch& t = Torch::get();
   const Graph& g = fx.graph;
   const NodeId originals = static_cast<NodeId>(fx.fx_nodes.size());
@@ -58,21 +58,19 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
     for (const Value& v : n.args()) (void)to_python(v, t, no_object, fx.symints);
     for (const Kwarg& k : n.kwargs()) (void)to_python(k.value, t, no_object, fx.symints);
   };
+  for (NodeId id : created) check_values(g[id]);
   // Original nodes whose args or kwargs the pass changed (each setter is a Python call that
-  // re-walks the arguments: only what changed is set).
+  // re-walks the arguments: only what changed is set), in node id order.
   struct Changed {
     NodeId id;
     bool args, kwargs;
   };
   std::vector<Changed> changed;
-  for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
-    if (id >= originals) {
-      check_values(g[id]);
-      continue;
-    }
-    const Node &now = g[id], &was = before[id];
-    bool args = !std::ranges::equal(now.args(), was.args());
-    bool kwargs = !std::ranges::equal(now.kwargs(), was.kwargs(), [](const Kwarg& a, const Kwarg& b) {
+  for (const auto& [id, was] : g.first_args()) {
+    const Node& now = g[id];
+    if (id >= originals || !now.alive()) continue;
+    bool args = !std::ranges::equal(now.args(), was.args);
+    bool kwargs = !std::ranges::equal(now.kwargs(), was.kwargs, [](const Kwarg& a, const Kwarg& b) {
       return a.name == b.name && a.value == b.value;
     });
     if (args || kwargs) {
@@ -80,6 +78,7 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
       changed.push_back({id, args, kwargs});
     }
   }
+  std::ranges::sort(changed, {}, &Changed::id);
 
   // 2. The edit: create, rewire, erase, rename.
   std::vector<py::object> objects(fx.fx_nodes.begin(), fx.fx_nodes.end());
