@@ -100,6 +100,7 @@ def side_by_side(graph, reps):
             rec["same_roots"] = rec["inductor_roots"] == rec["ctmatch_roots"]
             rec["same_hist_after"] = inductor_bench.histogram(g_ind) == inductor_bench.histogram(g_ct)
             rec["fake_value_failed"] = st["fake_value_failed"]
+            rec["ctmatch_converted"] = st["converted"]
     rec["inductor_pass_s"] = statistics.median(ind_t)
     rec["ctmatch_apply_s"] = statistics.median(ct_t)
     rec["ctmatch_convert_s"] = statistics.median(s["convert_s"] for s in ct_stats)
@@ -167,8 +168,9 @@ def main():
                     print(f"{name} (torch.compile graph {i}): {rec['error']}", flush=True)
                     continue
                 print(f"{name} (torch.compile graph {i}, {rec['nodes']} nodes): ctmatch.apply "
-                      f"{1e3 * rec['ctmatch_apply_s']:.3f} ms vs Inductor {1e3 * rec['inductor_pass_s']:.3f} ms: "
-                      f"{rec['speedup']:.1f}x; matches {rec['ctmatch_matches']} same {rec['same_matches']} "
+                      f"{1e3 * rec['ctmatch_apply_s']:.3f} ms (converted {rec['ctmatch_converted']}) vs Inductor "
+                      f"{1e3 * rec['inductor_pass_s']:.3f} ms: {rec['speedup']:.1f}x; matches {rec['ctmatch_matches']} "
+                      f"same {rec['same_matches']} "
                       f"roots {rec['same_roots']} hist {rec['same_hist_after']}", flush=True)
             print(f"{name}: compiled in {c['compile_s']:.1f} s, output equals eager: {c['output_equals_eager']}",
                   flush=True)

@@ -40,7 +40,9 @@ def apply(graph, rules="bench", mode="sweep"):
     time_s, ...) plus convert_s and write_back_s, and fake_value_failed: the new nodes whose op
     could not run in the fake mode (no fake implementation), left without meta['val']. On an
     error (a node kind or value ctmatch cannot hold, an op torch does not know) raises, and the
-    graph is as it was.
+    graph is as it was. A graph in which no node calls an op that a rule is rooted at is not
+    converted (stats["converted"] is False, the statistics otherwise the same): no rule can
+    match in it, and only the nodes' kinds and targets are read, not their values.
     """
     g = _fx_graph(graph)
     if isinstance(rules, str):

@@ -62,6 +62,27 @@ class Apply(unittest.TestCase):
         self.assertEqual(stats["matches"], {})
         self.assertEqual(str(gm.graph), before)
 
+    def test_a_graph_without_a_root_op_is_not_converted_and_gives_the_same_statistics(self):
+        def f(x):
+            return torch.sin(torch.relu(x)) + torch.relu(x)
+
+        gm = make_fx(f)(torch.randn(4))
+        before = str(gm.graph)
+        skipped = ctmatch.apply(gm.graph, rules="view_view")  # rooted at view only
+        self.assertFalse(skipped["converted"])
+        self.assertEqual(str(gm.graph), before)
+        # A rule rooted at add makes the same graph converted and matched, without a match.
+        converted = ctmatch.apply(gm.graph, rules="mm_bias_addmm")
+        self.assertTrue(converted["converted"])
+        self.assertEqual(str(gm.graph), before)
+        for key in ["matches", "roots", "hist_after", "nodes_before", "nodes_after", "kwargs_dropped"]:
+            self.assertEqual(skipped[key], converted[key], key)
+        self.assertEqual(skipped["hist_after"], {"aten.add.Tensor": 1, "aten.relu.default": 2, "aten.sin.default": 1})
+        # Node kinds ctmatch refuses are still refused.
+        sm = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.ReLU()))
+        with self.assertRaisesRegex(ValueError, "call_module nodes are not supported"):
+            ctmatch.apply(sm.graph, rules="view_view")
+
     def test_a_replacement_takes_its_roots_value_meta(self):
         x, w, b = torch.randn(4, 6), torch.randn(6, 6), torch.randn(6)
         gm = make_fx(lambda x, w, b: torch.mm(x, w) + b, tracing_mode="fake")(x, w, b)

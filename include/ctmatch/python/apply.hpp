@@ -5,6 +5,7 @@
 // (rule_set_module.hpp).
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,8 +15,9 @@
 
 namespace ctmatch::python {
 
-/// The statistics ctmatch-opt --stats-json prints, as a dict.
-inline py::dict stats_dict(const PassStats& st, const Graph& g) {
+/// The statistics ctmatch-opt --stats-json prints, as a dict; `by_op` counts the graph's
+/// call_function nodes by op (hist_after).
+inline py::dict stats_dict(const PassStats& st, const Graph& g, const std::unordered_map<OpId, std::size_t>& by_op) {
   py::dict d, matches, roots, hist;
   for (const auto& [rule, n] : st.matches()) matches[py::str(rule)] = n;
   for (const auto& [rule, names] : st.root_names(g)) {
@@ -23,9 +25,6 @@ inline py::dict stats_dict(const PassStats& st, const Graph& g) {
     for (const std::string& s : names) l.append(py::str(s));
     roots[py::str(rule)] = l;
   }
-  std::unordered_map<OpId, std::size_t> by_op;  // counted by id, named once per op
-  for (const Node& n : g.nodes())
-    if (n.kind() == NodeKind::CallFunction) ++by_op[n.op()];
   std::map<std::string_view, std::size_t> h;  // by name, as --stats-json orders them
   for (const auto& [op, n] : by_op) h[op_name(op)] = n;
   for (const auto& [op, n] : h) hist[py::str(op.data(), op.size())] = n;
@@ -40,16 +39,79 @@ inline py::dict stats_dict(const PassStats& st, const Graph& g) {
   d["kwargs_dropped"] = dropped;
   return d;
 }
+inline py::dict stats_dict(const PassStats& st, const Graph& g) {
+  std::unordered_map<OpId, std::size_t> by_op;  // counted by id, named once per op
+  for (const Node& n : g.nodes())
+    if (n.kind() == NodeKind::CallFunction) ++by_op[n.op()];
+  return stats_dict(st, g, by_op);
+}
+
+/// What a look at the targets of an fx graph finds: whether a rule of the set is rooted at the
+/// op of one of its nodes (if not, no rule can match anywhere in it, and the pass has nothing
+/// to do), and, where none is, the number of nodes and the ops of the calls.
+struct RootScan {
+  bool has_root = false;
+  std::size_t nodes = 0;
+  std::unordered_map<OpId, std::size_t> by_op;
+};
+
+/// Reads the op kind and target of each fx node (two attributes, the target looked up in
+/// from_fx's cache), stopping at the first node a rule of `set` is rooted at. Call and method
+/// nodes are refused as from_fx refuses them.
+template <class Set>
+RootScan scan_for_roots(py::handle fx_graph, const Set& set) {
+  const Torch& t = Torch::get();
+  io::fx::ensure_schemas();
+  detail::Targets& targets = detail::Targets::of_process();
+  std::optional<DispatchTable> local;
+  const DispatchTable* table = &dispatch_table_for(set, local);
+  RootScan scan;
+  py::list nodes(fx_graph.attr("nodes"));
+  for (py::handle node : nodes) {
+    ++scan.nodes;
+    py::object op = node.attr(t.op);
+    if (op.ptr() != t.call_function.ptr() && !op.equal(t.call_function)) {
+      if (op.ptr() != t.placeholder.ptr() && op.ptr() != t.output.ptr() && op.ptr() != t.get_attr.ptr() &&
+          !op.equal(t.placeholder) && !op.equal(t.output) && !op.equal(t.get_attr)) {
+        scan.has_root = true;  // from_fx says what is wrong with it
+        return scan;
+      }
+      continue;
+    }
+    OpId id = targets.of(node, node.attr(t.target)).op;
+    if (table->has_rules(id)) {
+      scan.has_root = true;
+      return scan;
+    }
+    ++scan.by_op[id];
+  }
+  // The rules' root ops may name ops that the scan interned first: ask again with those.
+  table = &dispatch_table_for(set, local);
+  for (const auto& [id, n] : scan.by_op)
+    if (table->has_rules(id)) scan.has_root = true;
+  return scan;
+}
 
 /// Runs `set` with the driver called `mode` ("sweep" or "fixpoint") on `fx_graph` and writes
 /// the result back. Returns (stats, the fx nodes created). Throws before touching the fx graph
-/// on anything it cannot convert or write.
+/// on anything it cannot convert or write. A graph where no node has an op that a rule is
+/// rooted at is not converted (stats["converted"] is False): no rule can match in it, and
+/// reading its targets costs a fraction of converting it. (Its values are then not checked.)
 template <class Set>
 py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mode) {
   check_mode(mode);  // before anything is converted
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   auto t0 = clock::now();
+  if (RootScan scan = scan_for_roots(fx_graph, set); !scan.has_root) {
+    PassStats st;
+    st.nodes_before = st.nodes_after = scan.nodes;
+    py::dict d = stats_dict(st, Graph(), scan.by_op);
+    d["converted"] = false;
+    d["convert_s"] = since(t0);
+    d["write_back_s"] = 0.0;
+    return py::make_tuple(d, py::list());
+  }
   FxGraph fx = from_fx(fx_graph);
   double convert_s = since(t0);
   fx.graph.keep_first_args();  // what write_back compares with
@@ -59,6 +121,7 @@ py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mo
   if (st.total_matches() != 0)
     for (py::object& n : write_back(fx_graph, fx, st)) made.append(n);
   py::dict d = stats_dict(st, fx.graph);
+  d["converted"] = true;
   d["convert_s"] = convert_s;
   d["write_back_s"] = since(t1);
   return py::make_tuple(d, made);
