@@ -430,7 +430,7 @@ class Graph {
   /// Where each node was read from, by id: its byte offset in the reader's text (the nodes a
   /// pass adds have ids past the end). Empty for a graph not read from text. For messages
   /// about a node after reading, in the form `FILE:LINE:COL` (io::describe_at).
-  std::vector<std::size_t> source_offsets;
+  LargeVector<std::size_t> source_offsets;
 
   // ---- transactions (transaction.hpp) ----
   /// Journals every structural change from construction on; unless commit() is called, the

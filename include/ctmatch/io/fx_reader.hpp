@@ -682,7 +682,7 @@ class Reader {
   Graph g_;
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
   std::vector<Value> items_;  // the items of the lists being read (read_value)
-  std::vector<std::uint64_t> expected_users_;  // by node id: the num_users its line states
+  LargeVector<std::uint64_t> expected_users_;  // by node id: the num_users its line states
   struct UsersSpelling {
     std::string_view key;
     const char* what;
