@@ -46,18 +46,18 @@ inline py::dict stats_dict(const PassStats& st, const Graph& g) {
   return stats_dict(st, g, by_op);
 }
 
-/// What a look at the targets of an fx graph finds: whether a rule of the set is rooted at the
-/// op of one of its nodes (if not, no rule can match anywhere in it, and the pass has nothing
-/// to do), and, where none is, the number of nodes and the ops of the calls.
+/// What a look at the kinds and targets of an fx graph's nodes finds: whether to convert it (a
+/// node has an op that a rule of the set is rooted at, or a kind from_fx refuses, with its
+/// message); where not (no rule can match anywhere in it), the number of nodes and the ops of
+/// the calls.
 struct RootScan {
-  bool has_root = false;
+  bool convert = false;
   std::size_t nodes = 0;
   std::unordered_map<OpId, std::size_t> by_op;
 };
 
 /// Reads the op kind and target of each fx node (two attributes, the target looked up in
-/// from_fx's cache), stopping at the first node a rule of `set` is rooted at. Call and method
-/// nodes are refused as from_fx refuses them.
+/// from_fx's cache), stopping at the first node to convert the graph for.
 template <class Set>
 RootScan scan_for_roots(py::handle fx_graph, const Set& set) {
   const Torch& t = Torch::get();
@@ -69,26 +69,19 @@ RootScan scan_for_roots(py::handle fx_graph, const Set& set) {
   py::list nodes(fx_graph.attr("nodes"));
   for (py::handle node : nodes) {
     ++scan.nodes;
-    py::object op = node.attr(t.op);
-    if (op.ptr() != t.call_function.ptr() && !op.equal(t.call_function)) {
-      if (op.ptr() != t.placeholder.ptr() && op.ptr() != t.output.ptr() && op.ptr() != t.get_attr.ptr() &&
-          !op.equal(t.placeholder) && !op.equal(t.output) && !op.equal(t.get_attr)) {
-        scan.has_root = true;  // from_fx says what is wrong with it
-        return scan;
-      }
-      continue;
+    std::optional<NodeKind> kind = detail::node_kind(node.attr(t.op), t);
+    if (kind == NodeKind::CallFunction) {
+      OpId id = targets.of(node, node.attr(t.target)).op;
+      scan.convert = table->has_rules(id);
+      ++scan.by_op[id];
+    } else {
+      scan.convert = !kind;
     }
-    OpId id = targets.of(node, node.attr(t.target)).op;
-    if (table->has_rules(id)) {
-      scan.has_root = true;
-      return scan;
-    }
-    ++scan.by_op[id];
+    if (scan.convert) return scan;
   }
   // The rules' root ops may name ops that the scan interned first: ask again with those.
   table = &dispatch_table_for(set, local);
-  for (const auto& [id, n] : scan.by_op)
-    if (table->has_rules(id)) scan.has_root = true;
+  for (const auto& [id, n] : scan.by_op) scan.convert |= table->has_rules(id);
   return scan;
 }
 
@@ -103,7 +96,7 @@ py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mo
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   auto t0 = clock::now();
-  if (RootScan scan = scan_for_roots(fx_graph, set); !scan.has_root) {
+  if (RootScan scan = scan_for_roots(fx_graph, set); !scan.convert) {
     PassStats st;
     st.nodes_before = st.nodes_after = scan.nodes;
     py::dict d = stats_dict(st, Graph(), scan.by_op);

@@ -10,6 +10,7 @@
 #include "../schema/registry.hpp"
 #include "../schema/value_fits.hpp"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -91,6 +92,17 @@ struct Targets {
     return by_object.emplace(target.ptr(), std::move(info)).first->second;
   }
 };
+
+/// The kind of an fx node from its `op`: the kinds ctmatch converts, or nullopt (call_method,
+/// call_module). FX's op strings are interned, as Torch's are: compared by identity first.
+inline std::optional<NodeKind> node_kind(py::handle op, const Torch& t) {
+  auto is = [&](const py::str& kind) { return op.ptr() == kind.ptr() || py::reinterpret_borrow<py::object>(op).equal(kind); };
+  if (is(t.call_function)) return NodeKind::CallFunction;
+  if (is(t.placeholder)) return NodeKind::Placeholder;
+  if (is(t.get_attr)) return NodeKind::GetAttr;
+  if (is(t.output)) return NodeKind::Output;
+  return std::nullopt;
+}
 
 /// A tensor's metadata from meta['tensor_meta'] (a named tuple: dtype, shape, stride,
 /// requires_grad, each a plain attribute read) and meta['val'] (a fake tensor). A fake
@@ -210,11 +222,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     spec.name = name;
     py::object target = node.attr(t.target);
     const detail::Targets::Info* info = nullptr;
-    auto is = [&](const py::str& kind) { return op.ptr() == kind.ptr() || op.equal(kind); };
-    if (is(t.call_function)) spec.kind = NodeKind::CallFunction;
-    else if (is(t.placeholder)) spec.kind = NodeKind::Placeholder;
-    else if (is(t.get_attr)) spec.kind = NodeKind::GetAttr;
-    else if (is(t.output)) spec.kind = NodeKind::Output;
+    if (std::optional<NodeKind> kind = detail::node_kind(op, t)) spec.kind = *kind;
     else
       throw fail(std::string(py::str(op)) + " nodes are not supported: ctmatch matches ATen-level graphs (trace "
                  "with make_fx, torch.export or torch.compile's aot graphs, which call functions only)");
