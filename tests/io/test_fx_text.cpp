@@ -341,3 +341,21 @@ TEST_CASE("FX text of torch before 2.1 ([#users=N]) reads as the same graph and 
                                      "    return (y,)"),
                     doctest::Contains("<input>:3:10: error: expected '[#users=N]'"));
 }
+
+TEST_CASE("the UTF-8 check finds the first bad byte wherever it sits, past ASCII runs of any length") {
+  using io::fx::detail::find_invalid_utf8;
+  for (std::size_t len : {1u, 7u, 8u, 31u, 32u, 33u, 64u, 100u}) {
+    std::string ascii(len, 'a');
+    CHECK(find_invalid_utf8(ascii) == std::string_view::npos);
+    for (std::size_t at = 0; at < len; ++at) {
+      std::string bad = ascii;
+      bad[at] = '\xff';  // never valid in UTF-8
+      CHECK(find_invalid_utf8(bad) == at);
+      std::string good = ascii;
+      good.replace(at, 1, "\xc3\xa9");  // é: two valid bytes where the bad one was
+      CHECK(find_invalid_utf8(good) == std::string_view::npos);
+      std::string cut = ascii.substr(0, at) + "\xc3";  // a sequence cut by the end
+      CHECK(find_invalid_utf8(cut) == at);
+    }
+  }
+}
