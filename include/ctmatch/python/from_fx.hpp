@@ -195,11 +195,11 @@ inline FxGraph from_fx(py::handle fx_graph) {
   py::list nodes(fx_graph.attr("nodes"));
   out.fx_nodes.reserve(nodes.size());
   ids.reserve(nodes.size());
-  // Where each node keeps its args and kwargs: the private fields behind the properties where
-  // this torch's Node has them (Torch::args_field), or an older torch's instance attributes of
-  // those names (torch 1.x), read without the property's Python call.
-  py::str args_field = t.args_field, kwargs_field = t.kwargs_field;
-  if (args_field.ptr() == t.args.ptr() && nodes.size() != 0 && PyObject_HasAttrString(nodes[0].ptr(), "_args") &&
+  // Where each node keeps its args and kwargs: the private fields behind FX's `args` and
+  // `kwargs` properties (torch 2.x's node type, or torch 1.x's instance attributes), read
+  // without the property's Python call per node. A Node without them is read by the properties.
+  py::str args_field = t.args, kwargs_field = t.kwargs;
+  if (nodes.size() != 0 && PyObject_HasAttrString(nodes[0].ptr(), "_args") &&
       PyObject_HasAttrString(nodes[0].ptr(), "_kwargs")) {
     args_field = interned("_args");
     kwargs_field = interned("_kwargs");

@@ -69,9 +69,6 @@ struct Torch {
   // came from.
   std::vector<py::str> inherited_meta{interned("val"), interned("tensor_meta"), interned("stack_trace"),
                                       interned("nn_module_stack"), interned("source_fn_stack")};
-  // Where an fx.Node keeps its args and kwargs: the private fields behind the properties
-  // (reading a property costs a Python call per node), where this torch has them.
-  py::str args_field = args, kwargs_field = kwargs;
 
   /// A torch.device as a Device. str() and parsing cost more than the rest of a node's
   /// metadata, and fake tensors carry a fresh device object each; so the object's whole state
@@ -137,10 +134,6 @@ struct Torch {
       }
     } catch (const py::error_already_set&) {
       tensor_metadata_type = py::none();  // read by attribute name instead
-    }
-    if (py::hasattr(node_type, "_args") && py::hasattr(node_type, "_kwargs")) {
-      args_field = interned("_args");
-      kwargs_field = interned("_kwargs");
     }
     std::string version = py::str(torch.attr("__version__"));
     int major = std::atoi(version.c_str());

@@ -33,10 +33,10 @@ inline py::object resolve_op(const Torch& t, std::string_view name) {
 }
 
 /// Writes the pass's result (fx.graph, converted from `fx_graph`, on which keep_first_args()
-/// was called before the pass) back into `fx_graph`. A new node that took a root's uses gets that root's
-/// value and provenance meta (Torch::inherited_meta: the value is the same; input-specific keys
-/// such as eager_input_vals are not), as Inductor's replacements do; the others are left for
-/// fake propagation. Returns the fx nodes created, in graph order.
+/// was called before the pass) back into `fx_graph`. A new node that took a root's uses gets
+/// that root's value and provenance meta (Torch::inherited_meta: the value is the same;
+/// input-specific keys such as eager_input_vals are not), as Inductor's replacements do; the
+/// others are left for fake propagation. Returns the fx nodes created, in graph order.
 inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, const PassStats& st) {
   const Torch& t = Torch::get();
   const Graph& g = fx.graph;
