@@ -9,6 +9,11 @@ float8_e5m2), each the median of triton.testing.do_bench (L2 cleared before ever
   ctmatch      torch.ops.seedlib.mm_scale_cast: the autotuned choice among cuBLAS + ctmatch's
                epilogue and ctmatch's templates with the epilogue fused (choice printed)
 
+and, for cublas_mm and ctmatch, where the time goes at small sizes:
+  *_gpu_ms     the kernels alone: a sleep kernel holds the GPU while the host enqueues the call,
+               so its host work never shows (as in a CUDA graph or a busy stream)
+  *_host_us    the host's time per call (dispatch, Python, launches), the GPU held meanwhile
+
 Each output is checked against float64 first (fp8: within one fp8 step of the float64 result
 cast by torch). JSON to $OUT/mm_scale_cast.json.
 
@@ -17,6 +22,8 @@ cast by torch). JSON to $OUT/mm_scale_cast.json.
 import argparse
 import json
 import os
+import statistics
+import time
 
 import torch
 import triton
@@ -30,6 +37,32 @@ SCALE, CLAMP = 0.5, True
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
+
+
+def gpu_ms(fn, reps=50):
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    events = []
+    for _ in range(reps):
+        flush.zero_()
+        torch.cuda._sleep(1_000_000)  # about 0.5 ms: the call below is enqueued meanwhile
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events)
+
+
+def host_us(fn, calls=200):
+    torch.cuda.synchronize()
+    torch.cuda._sleep(100_000_000)  # about 50 ms: the launch queue never pushes back
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / calls * 1e6
 
 
 def ordinal(t):
@@ -58,6 +91,7 @@ def main():
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
         t_mm = bench(lambda: torch.mm(a, b))
+        mm_gpu, mm_host = gpu_ms(lambda: torch.mm(a, b)), host_us(lambda: torch.mm(a, b))
         for name in args.dtypes:
             dtype = getattr(torch, name)
 
@@ -74,7 +108,8 @@ def main():
             err_ind = check(compiled(a, b), a, b, dtype)
             row = dict(m=m, n=n, k=k, dtype=name, cublas_mm_ms=t_mm, eager_ms=bench(lambda: eager(a, b)),
                        inductor_ms=bench(lambda: compiled(a, b)), ctmatch_ms=bench(ours), ctmatch_choice=choice,
-                       ctmatch_err=err, inductor_err=err_ind)
+                       ctmatch_err=err, inductor_err=err_ind, cublas_mm_gpu_ms=mm_gpu, cublas_mm_host_us=mm_host,
+                       ctmatch_gpu_ms=gpu_ms(ours), ctmatch_host_us=host_us(ours))
             row["ctmatch_vs_cublas_mm"] = row["ctmatch_ms"] / t_mm
             row["ctmatch_vs_best_other"] = row["ctmatch_ms"] / min(row["eager_ms"], row["inductor_ms"])
             res["rows"].append(row)

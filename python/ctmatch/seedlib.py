@@ -50,9 +50,23 @@ def mm_scale_cast_reference(a, b, *, dtype, clamp=False, scale=1.0):
     return scale_cast_reference(torch.mm(a, b), dtype=dtype, clamp=clamp, scale=scale)
 
 
+_cuda_module = None
+_dtype_names = {}  # torch.dtype -> its name without "torch."
+
+
 def _kernel():
-    from . import _ctmatch_cuda  # built only where CUDA was found
-    return _ctmatch_cuda
+    global _cuda_module
+    if _cuda_module is None:
+        from . import _ctmatch_cuda  # built only where CUDA was found
+        _cuda_module = _ctmatch_cuda
+    return _cuda_module
+
+
+def _dtype_name(dtype):
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype).removeprefix("torch.")
+    return name
 
 
 def _mm_scale_cast_cuda(a, b, *, dtype, clamp=False, scale=1.0):
@@ -61,12 +75,15 @@ def _mm_scale_cast_cuda(a, b, *, dtype, clamp=False, scale=1.0):
         return mm_scale_cast_reference(a, b, dtype=dtype, clamp=clamp, scale=scale)
     m, k = a.shape
     n = b.shape[1]
-    out = torch.empty((m, n), dtype=dtype, device=a.device)
+    device = a.device
+    out = torch.empty((m, n), dtype=dtype, device=device)
+    # The kernel makes the operands' device current itself: no device switch here, whose cost
+    # would show beside a small GEMM.
+    stream = torch.cuda.current_stream(device).cuda_stream
     global _last_choice
-    with torch.cuda.device(a.device):
-        stream = torch.cuda.current_stream().cuda_stream
-        _last_choice = _kernel().mm_scale_cast(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, a.stride(0), b.stride(0),
-                                str(dtype).removeprefix("torch."), bool(clamp), float(scale), stream)
+    _last_choice = _kernel().mm_scale_cast(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, a.stride(0),
+                                           b.stride(0), _dtype_name(dtype), bool(clamp), float(scale), stream,
+                                           device.index)
     return out
 
 
@@ -122,6 +139,6 @@ def cast_from_float(src, dtype):
     """``src`` (a float32 cuda tensor) cast to ``dtype`` by the kernels' own conversion."""
     src = src.contiguous()
     out = torch.empty(src.shape, dtype=dtype, device=src.device)
-    _kernel().cast_from_float(src.data_ptr(), out.data_ptr(), src.numel(), str(dtype).removeprefix("torch."),
+    _kernel().cast_from_float(src.data_ptr(), out.data_ptr(), src.numel(), _dtype_name(dtype),
                               torch.cuda.current_stream().cuda_stream)
     return out

@@ -22,12 +22,13 @@ PYBIND11_MODULE(_ctmatch_cuda, m) {
   m.def(
       "mm_scale_cast",
       [](std::uintptr_t a, std::uintptr_t b, std::uintptr_t out, std::int64_t mm, std::int64_t n, std::int64_t k,
-         std::int64_t lda, std::int64_t ldb, const std::string& dtype, bool clamp, double scale, std::uintptr_t stream) {
+         std::int64_t lda, std::int64_t ldb, const std::string& dtype, bool clamp, double scale, std::uintptr_t stream,
+         int device) {
         py::gil_scoped_release release;  // tuning takes a while on a problem's first call
-        return ops::mm_scale_cast({a, b, out, mm, n, k, lda, ldb, dtype, clamp, scale, stream});
+        return ops::mm_scale_cast({a, b, out, mm, n, k, lda, ldb, dtype, clamp, scale, stream, device});
       },
       py::arg("a"), py::arg("b"), py::arg("out"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("lda"),
-      py::arg("ldb"), py::arg("dtype"), py::arg("clamp"), py::arg("scale"), py::arg("stream"),
+      py::arg("ldb"), py::arg("dtype"), py::arg("clamp"), py::arg("scale"), py::arg("stream"), py::arg("device"),
       "out[m, n] = cast<dtype>(clamp?((a @ b) * scale)) with the autotuned GEMM; returns the choice's label");
   m.def("cast_from_float", &ops::cast_from_float, py::arg("src"), py::arg("dst"), py::arg("n"), py::arg("dtype"),
         py::arg("stream"), "dst[i] = cast<dtype>(src[i]) with the kernels' own conversion");

@@ -11,10 +11,11 @@ namespace ctmatch::python::cuda_ops {
 
 /// seedlib::mm_scale_cast(a, b, *, dtype, clamp, scale) on bf16 row-major operands (column
 /// stride 1, row strides lda and ldb) into a contiguous m x n output of `dtype` (a torch name:
-/// float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), on `stream`. The GEMM is the
-/// autotuned choice for the problem (tuned on its first call in this process, or answered by
-/// the cache file set with set_cache). Returns the choice's label (`cuda::mm_wgmma 128x256x64
-/// s3 w8 g8`, `aten::mm`). Throws std::invalid_argument for operands it cannot take.
+/// float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), on `stream` of CUDA device
+/// `device` (made current for the call). The GEMM is the autotuned choice for the problem
+/// (tuned on its first call in this process, or answered by the cache file set with
+/// set_cache). Returns the choice's label (`cuda::mm_wgmma 128x256x64 s3 w8 g8`, `aten::mm`).
+/// Throws std::invalid_argument for operands it cannot take.
 struct MmScaleCast {
   std::uintptr_t a = 0, b = 0, out = 0;
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0;
@@ -22,6 +23,7 @@ struct MmScaleCast {
   bool clamp = false;
   double scale = 1.0;
   std::uintptr_t stream = 0;
+  int device = 0;
 };
 std::string mm_scale_cast(const MmScaleCast& call);
 
