@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "graph/large_allocator.hpp"
+
 namespace ctmatch {
 
 struct FileError : std::runtime_error {
@@ -42,7 +44,11 @@ inline std::string limit_text(std::size_t max_bytes) { return std::to_string(max
 /// Reads everything from `fd` up to `max_bytes`; throws when there is more.
 inline std::string read_all(int fd, const std::string& path, std::size_t max_bytes, std::size_t size_hint) {
   std::string text;
-  if (size_hint) text.reserve(std::min(size_hint, max_bytes) + 1);
+  if (size_hint) {
+    text.reserve(std::min(size_hint, max_bytes) + 1);
+    // Filled once, front to back: in 4 KiB pages a 250 MB file would take 60k page faults.
+    advise_huge_pages(text.data(), text.capacity());
+  }
   char buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);

@@ -167,6 +167,7 @@ Options parse_options(int argc, char** argv) {
   if (o.stats_json && o.output.empty() && o.emit && *o.emit != Emit::None)
     throw UsageError("--stats-json writes to standard output: give -o OUT for the emitted graph");
   if (!o.emit) o.emit = o.stats_json ? Emit::None : Emit::Fx;
+  o.rewrite.report = o.stats || o.stats_json;
   if (o.rewrite.mode != "sweep" && o.rewrite.mode != "fixpoint")
     throw UsageError("--mode: unknown mode '" + o.rewrite.mode + "' (expected sweep or fixpoint)");
   o.sample_report = argc == 1;
@@ -298,7 +299,7 @@ int run(const Options& o) {
   if (!o.rewrite.explain.empty()) std::cerr << ctmatch_opt::explain_node(g, o.rewrite);
   ctmatch_opt::RewriteReport rw = ctmatch_opt::run_rewrites(g, o.rewrite);
   try {
-    write_output(o, render(g, *o.emit, rw.created));
+    write_output(o, render(g, *o.emit, *o.emit == Emit::Dot ? ctmatch_opt::created_nodes(g, rw) : std::unordered_set<NodeId>{}));
   } catch (const io::WriteError& e) {  // valid input the format cannot hold: where it is
     std::cerr << io::describe_at(e, g, in.text, in.name) << "\n";
     return exit_bad_input;

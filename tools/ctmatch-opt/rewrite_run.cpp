@@ -14,21 +14,22 @@ RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
   check_mode(o.mode);
   auto set = rules::all_rules();
   rules::select_rules(set, o.rules);
+  // What is reported costs time and memory in a large graph (a copy of it, a root per
+  // rewrite): only a report pays for it.
+  PassOptions options;
+  options.record_roots = o.report;
   // A first run on a copy, untimed, as Inductor's figures leave out its pass's registration:
   // ops are interned and their schemas registered on first use, and the copy's arena grows.
-  {
+  if (o.report) {
     Graph warm = g;
-    run_pass(warm, set, o.mode);
+    run_pass(warm, set, o.mode, options);
   }
-  std::size_t ids_before = g.id_bound();
-  r.stats = run_pass(g, set, o.mode);
+  r.first_created = static_cast<NodeId>(g.id_bound());
+  r.stats = run_pass(g, set, o.mode, options);
   r.ran = true;
   r.rules = o.rules;
   r.mode = o.mode;
   r.matches = r.stats.matches();
-  r.roots = r.stats.root_names(g);
-  for (NodeId id = static_cast<NodeId>(ids_before); id < g.id_bound(); ++id)
-    if (g[id].alive()) r.created.insert(id);
   return r;
 }
 

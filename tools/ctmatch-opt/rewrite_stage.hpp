@@ -29,6 +29,7 @@ struct RewriteOptions {
   std::string rules;    // empty: no rewriting
   std::string mode = "sweep";
   std::string explain;  // a node name, or empty
+  bool report = false;  // its time and roots are reported (--stats, --stats-json, the sample report)
 };
 
 struct RewriteReport {
@@ -36,9 +37,17 @@ struct RewriteReport {
   std::string rules, mode;
   PassStats stats;
   std::map<std::string, std::size_t> matches;
-  std::map<std::string, std::vector<std::string>> roots;
-  std::unordered_set<NodeId> created;  // live nodes the pass created (DOT highlights them)
+  NodeId first_created = 0;  // the nodes the pass created have this id or a larger one
 };
+
+/// The live nodes the pass created (DOT highlights them).
+inline std::unordered_set<NodeId> created_nodes(const Graph& g, const RewriteReport& r) {
+  std::unordered_set<NodeId> created;
+  if (r.ran)
+    for (NodeId id = r.first_created; id < g.id_bound(); ++id)
+      if (g[id].alive()) created.insert(id);
+  return created;
+}
 
 /// Explanations for --explain, as text (the selected rules, or all when none are selected)
 /// (rewrite_explain.cpp).
@@ -87,7 +96,7 @@ inline std::string report_json_fields(const Graph& g, const RewriteReport& r) {
   }
   out += "}, \"roots\": {";
   first = true;
-  for (const auto& [k, names] : r.roots) {
+  for (const auto& [k, names] : r.stats.root_names(g)) {
     out += first ? "" : ", ";
     first = false;
     append_json_str(out, k);
@@ -143,9 +152,9 @@ inline std::string report_text(const RewriteReport& r, const Graph& g) {
 inline std::string sample_report(Graph& g, const std::string& name) {
   std::string out = "ctmatch-opt: no FILE given, so the built-in rule sets run on " + name + " (" +
                     std::to_string(g.size()) + " nodes)\n\n";
-  RewriteReport d = run_rewrites(g, RewriteOptions{"default", "fixpoint", {}});
+  RewriteReport d = run_rewrites(g, RewriteOptions{"default", "fixpoint", {}, /*report=*/true});
   out += report_text(d, g);
-  RewriteReport b = run_rewrites(g, RewriteOptions{"bench", "sweep", {}});
+  RewriteReport b = run_rewrites(g, RewriteOptions{"bench", "sweep", {}, /*report=*/true});
   out += report_text(b, g);
   out += "\nthe graph after:\n" + io::write_fx_text(g) + "\n\n";
   out += "on your graph: ctmatch-opt FILE --rules bench|default|NAME,... [--mode sweep|fixpoint]\n"

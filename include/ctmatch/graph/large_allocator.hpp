@@ -9,6 +9,7 @@
 // 2 MiB pages took 0.06-0.12 s), and they were the larger part of reading a 2M-node graph.
 // Where the kernel has no huge page to give, or is configured never to, nothing changes.
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -20,10 +21,23 @@
 
 namespace ctmatch {
 
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+/// Offers the whole 2 MiB pages inside [p, p + bytes) to the kernel as transparent huge pages
+/// (Linux; elsewhere, or when refused, nothing changes). For a large buffer that some other
+/// allocator placed, e.g. a std::string that a file is read into.
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) / huge_page_bytes * huge_page_bytes;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
+#endif
+}
+
 template <class T>
 struct LargeAllocator {
   using value_type = T;
-  static constexpr std::size_t huge_page = std::size_t{2} << 20;
+  static constexpr std::size_t huge_page = huge_page_bytes;
 
   LargeAllocator() = default;
   template <class U>
@@ -36,9 +50,7 @@ struct LargeAllocator {
     const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
     void* p = std::aligned_alloc(huge_page, rounded);
     if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: a refusal leaves 4 KiB pages
-#endif
+    advise_huge_pages(p, rounded);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
