@@ -136,6 +136,31 @@ class FromFx(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, r"node add_tensor: a value of type object"):
             ctmatch.Graph.from_fx(g)
 
+    def test_reference_to_a_later_or_foreign_node_names_both(self):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        relu = g.call_function(torch.ops.aten.relu.default, (x,))
+        with g.inserting_before(relu):
+            g.call_function(torch.ops.aten.neg.default, (relu,))  # uses a node defined after it
+        g.output(relu)
+        with self.assertRaisesRegex(TypeError, r"node neg_default: a reference to node relu_default, which is not an "
+                                               r"earlier node of this graph"):
+            ctmatch.Graph.from_fx(g)
+        other = torch.fx.Graph()
+        y = other.placeholder("y")
+        h = torch.fx.Graph()
+        z = h.placeholder("z")
+        h.output(h.call_function(torch.ops.aten.add.Tensor, (z, y)))
+        with self.assertRaisesRegex(TypeError, r"node add_tensor: a reference to node y, which is not an earlier node"):
+            ctmatch.Graph.from_fx(h)
+        # Many nodes: references still resolve once the table is past its first sizes.
+        big = torch.fx.Graph()
+        v = big.placeholder("v")
+        for _ in range(300):
+            v = big.call_function(torch.ops.aten.relu.default, (v,))
+        big.output(v)
+        self.assertEqual(len(ctmatch.Graph.from_fx(big)), 302)
+
     def test_argument_kind_checked_against_the_schema(self):
         g = torch.fx.Graph()
         x = g.placeholder("x")

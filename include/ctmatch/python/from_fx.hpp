@@ -10,6 +10,7 @@
 #include "../schema/registry.hpp"
 #include "../schema/value_fits.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -104,6 +105,44 @@ inline std::optional<NodeKind> node_kind(py::handle op, const Torch& t) {
   return std::nullopt;
 }
 
+/// fx.Node object -> the id its conversion got: an open-addressing table (linear probing, at
+/// most half full) sized once for the graph, so that recording a node allocates nothing and
+/// resolving a reference (every node argument) probes a flat array. std::unordered_map cost a
+/// heap node per fx node.
+class NodeIds {
+ public:
+  explicit NodeIds(std::size_t nodes) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * nodes) capacity *= 2;
+    slots_.assign(capacity, Slot{});
+  }
+  /// Records `node` (not recorded yet: fx nodes are distinct objects).
+  void add(PyObject* node, NodeId id) {
+    std::size_t i = home(node);
+    while (slots_[i].node) i = (i + 1) & mask();
+    slots_[i] = {node, id};
+  }
+  /// The id of `node`, or no_node when it was not recorded.
+  NodeId find(PyObject* node) const {
+    for (std::size_t i = home(node);; i = (i + 1) & mask()) {
+      if (slots_[i].node == node) return slots_[i].id;
+      if (!slots_[i].node) return no_node;
+    }
+  }
+
+ private:
+  struct Slot {
+    PyObject* node = nullptr;
+    NodeId id = no_node;
+  };
+  std::size_t mask() const { return slots_.size() - 1; }
+  // Objects are at least 16-byte aligned: the low bits say nothing; a multiply spreads the rest.
+  std::size_t home(PyObject* p) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(p) >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask();
+  }
+  std::vector<Slot> slots_;
+};
+
 /// A tensor's metadata from meta['tensor_meta'] (a named tuple: dtype, shape, stride,
 /// requires_grad, each a plain attribute read) and meta['val'] (a fake tensor). A fake
 /// tensor's attributes cost a call each, some a dispatch (2.5 µs a node for device, layout and
@@ -188,13 +227,12 @@ inline FxGraph from_fx(py::handle fx_graph) {
   FxGraph out;
   Graph& g = out.graph;
   if (t.old_users_spelling) g.annotations.push_back({"fx.users_key", "[#users="});
-  std::unordered_map<PyObject*, NodeId> ids;
   detail::Targets& targets = detail::Targets::of_process();
   // A list first: iterating graph.nodes through pybind11's generic iterator revisits the
   // first node in torch 2.11 (its node iterator is C++); list() is what Python's for does.
   py::list nodes(fx_graph.attr("nodes"));
   out.fx_nodes.reserve(nodes.size());
-  ids.reserve(nodes.size());
+  detail::NodeIds ids(nodes.size());
   // Where each node keeps its args and kwargs: the private fields behind FX's `args` and
   // `kwargs` properties (torch 2.x's node type, or torch 1.x's instance attributes), read
   // without the property's Python call per node. A Node without them is read by the properties.
@@ -212,11 +250,11 @@ inline FxGraph from_fx(py::handle fx_graph) {
       return FromFxError("node " + std::string(name) + ": " + why);
     };
     auto node_id = [&](py::handle ref) -> NodeId {
-      auto it = ids.find(ref.ptr());
-      if (it == ids.end())
+      const NodeId id = ids.find(ref.ptr());
+      if (id == no_node)
         throw UnsupportedValue("a reference to node " + std::string(py::str(ref.attr(t.name))) +
                                ", which is not an earlier node of this graph");
-      return it->second;
+      return id;
     };
     NodeSpec spec;
     spec.name = name;
@@ -268,7 +306,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
       throw fail(e.what());
     }
     detail::read_meta(g[id], node.attr(t.meta), t, out.symints);
-    ids.emplace(node.ptr(), id);
+    ids.add(node.ptr(), id);
     out.fx_nodes.push_back(py::reinterpret_borrow<py::object>(node));
   }
   return out;
