@@ -18,12 +18,13 @@ namespace {
 using Tuner = cuda::MmTuner<boost::mp11::mp_list<cuda::bf16>>;
 
 /// What a call's choice depends on: the tuner's problem (sizes, row strides, epilogue), in
-/// plain values that hash without building the problem or its string key.
+/// plain values that hash without building the problem or its string key. The scale is kept
+/// as its bits, so that equal keys hash alike (0.0 and -0.0) and a NaN scale finds its entry.
 struct CallKey {
   std::int64_t m, n, k, lda, ldb;
+  std::uint64_t scale_bits;
   ScalarType dtype;
   bool clamp;
-  double scale;
   friend bool operator==(const CallKey&, const CallKey&) = default;
 };
 struct CallKeyHash {
@@ -31,9 +32,7 @@ struct CallKeyHash {
     std::uint64_t h = 0x9E3779B97F4A7C15ull;
     auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0xD6E8FEB86659FD93ull; h ^= h >> 32; };
     for (std::int64_t v : {c.m, c.n, c.k, c.lda, c.ldb}) mix(static_cast<std::uint64_t>(v));
-    std::uint64_t scale_bits;
-    std::memcpy(&scale_bits, &c.scale, sizeof scale_bits);
-    mix(scale_bits);
+    mix(c.scale_bits);
     mix((std::uint64_t{static_cast<std::uint8_t>(c.dtype)} << 1) | c.clamp);
     return static_cast<std::size_t>(h);
   }
@@ -105,7 +104,8 @@ std::string mm_scale_cast(const MmScaleCast& c) {
   } restore{device, device != c.device};
   State& s = state();
   std::lock_guard lock(s.mutex);
-  const CallKey key{c.m, c.n, c.k, c.lda, c.ldb, epi.dtype, epi.clamp, epi.scale};
+  CallKey key{c.m, c.n, c.k, c.lda, c.ldb, 0, epi.dtype, epi.clamp};
+  std::memcpy(&key.scale_bits, &epi.scale, sizeof key.scale_bits);
   auto it = s.chosen.find(key);
   if (it == s.chosen.end()) {
     const auto problem =
