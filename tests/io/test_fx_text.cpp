@@ -359,3 +359,38 @@ TEST_CASE("the UTF-8 check finds the first bad byte wherever it sits, past ASCII
     }
   }
 }
+
+TEST_CASE("a list of ints read again shares the first one's box, and writing one leaves the other") {
+  const std::string text =
+      "graph():\n"
+      "    %x : [num_users=4] = placeholder[target=x]\n"
+      "    %a : [num_users=2] = call_function[target=torch.ops.aten.permute.default](args = (%x, [1, 0]), kwargs = {})\n"
+      "    %b : [num_users=2] = call_function[target=torch.ops.aten.permute.default](args = (%x, [1, 0]), kwargs = {})\n"
+      "    %c : [num_users=1] = call_function[target=torch.ops.aten.permute.default](args = (%x, [0, 1]), kwargs = {})\n"
+      "    %d : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%x, 2.0), kwargs = {})\n"
+      "    %cat : [num_users=1] = call_function[target=torch.ops.aten.cat.default](args = ([%a, %b], 1), kwargs = {})\n"
+      "    %cat_1 : [num_users=1] = call_function[target=torch.ops.aten.cat.default](args = ([%a, %b], 1), kwargs = {})\n"
+      "    %cat_2 : [num_users=1] = call_function[target=torch.ops.aten.cat.default](args = ([%cat, %cat_1, %c, %d],), kwargs = {})\n"
+      "    return (cat_2,)";
+  Graph g = io::read_fx_text(text);
+  CHECK_NOTHROW(verify(g));
+  CHECK(io::write_fx_text(g) == text);
+  auto list_of = [&](const char* name, std::size_t i) { return node(g, name).args()[i].get_if<List>(); };
+  REQUIRE(list_of("a", 1) != nullptr);
+  CHECK(list_of("a", 1) == list_of("b", 1));  // the same box
+  CHECK(list_of("c", 1) != list_of("a", 1));  // other ints
+  CHECK(node(g, "c").args()[1] == Value::list({0, 1}));
+  CHECK(list_of("cat", 0) != list_of("cat_1", 0));  // lists of nodes are never shared
+  // Setting b's permutation leaves a's as it was.
+  g.set_args(g.find("b"), NodeArgs{Value(NodeRef{g.find("x")}), Value::list({0, 1})}, {});
+  CHECK(node(g, "a").args()[1] == Value::list({1, 0}));
+  CHECK(node(g, "b").args()[1] == Value::list({0, 1}));
+  CHECK_NOTHROW(verify(g));
+  // A copy of the graph, written through get_if, leaves the original's shared list alone.
+  Graph copy = g;
+  NodeArgs args(std::vector<Value>(node(copy, "a").args().begin(), node(copy, "a").args().end()));
+  args[1].get_if<List>()->items[0] = Value(std::int64_t{7});
+  copy.set_args(copy.find("a"), std::move(args), {});
+  CHECK(node(copy, "a").args()[1] == Value::list({7, 0}));
+  CHECK(node(g, "a").args()[1] == Value::list({1, 0}));
+}

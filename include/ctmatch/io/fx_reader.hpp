@@ -30,6 +30,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -479,6 +480,7 @@ class Reader {
     if (c == '(' || c == '[') {
       if (depth >= max_nesting)
         fail_at(p_, "lists and tuples nested more than " + std::to_string(max_nesting) + " deep");
+      const char* open = p_;
       ++p_;
       // The items gather on one stack shared by every list being read (nested ones above
       // their parent's), so that each list allocates its items once, at their final size.
@@ -487,10 +489,21 @@ class Reader {
         Value v = read_value(style, hint, depth + 1, false);
         items_.push_back(std::move(v));
       });
+      const std::span<const Value> read{items_.data() + base, items_.size() - base};
+      const std::string_view text(open, static_cast<std::size_t>(p_ - open));
+      const bool ints = text.size() <= max_shared_list_text && ints_only(read);
+      if (ints) {
+        if (auto it = int_lists_.find(text); it != int_lists_.end() && same_items(it->second, read)) {
+          items_.resize(base);
+          return it->second;  // one more reference to the list read before
+        }
+      }
       std::vector<Value> items(std::make_move_iterator(items_.begin() + static_cast<std::ptrdiff_t>(base)),
                                std::make_move_iterator(items_.end()));
       items_.resize(base);
-      return c == '(' ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+      Value v = c == '(' ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+      if (ints && int_lists_.size() < max_shared_lists) int_lists_.emplace(text, v);
+      return v;
     }
     if (c == '{') fail_at(p_, "dict values are not supported");
     if (c == '%') {
@@ -688,6 +701,21 @@ class Reader {
   Graph g_;
   std::unordered_map<std::string_view, OpInfo> ops_;    // target as written -> op
   std::vector<Value> items_;  // the items of the lists being read (read_value)
+  // Lists of ints as written -> the value read for them first. A graph repeats its shapes,
+  // permutations and dims (every layer's views, a fan-out's identical permutes): a list read
+  // again shares the first one's box (copy on write, as a copied graph's lists do) instead of
+  // allocating two blocks. Bounded: short texts, and a few thousand of them.
+  static constexpr std::size_t max_shared_list_text = 64, max_shared_lists = 4096;
+  static bool ints_only(std::span<const Value> items) {
+    for (const Value& v : items)
+      if (!v.get_if<std::int64_t>()) return false;
+    return true;
+  }
+  static bool same_items(const Value& list, std::span<const Value> items) {
+    const std::vector<Value>& held = list.get_if<List>()->items;  // const: no copy on write
+    return std::equal(held.begin(), held.end(), items.begin(), items.end());
+  }
+  std::unordered_map<std::string_view, Value> int_lists_;
   LargeVector<std::uint64_t> expected_users_;  // by node id: the num_users its line states
   struct UsersSpelling {
     std::string_view key;
