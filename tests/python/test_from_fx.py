@@ -22,10 +22,12 @@ class FromFx(unittest.TestCase):
                 self.assertEqual(len(converted), len(list(gm.graph.nodes)))
 
     def test_devices_fresh_objects_each_read_as_written(self):
-        # from_fx caches parsed devices by the device object's state: every device, in any
-        # order and each a fresh object, must still come out as written.
+        # from_fx keeps the devices it has parsed (a few) and compares fresh objects with them:
+        # every device, in any order, each a fresh object, more of them than it keeps, must
+        # still come out as written.
         g = torch.fx.Graph()
-        written = ["cpu", "cuda:0", "cuda:1", "meta", "cuda", "cuda:1", "cpu", "cuda:0", "cuda:7"]
+        written = ["cpu", "cuda:0", "cuda:1", "meta", "cuda", "cuda:1", "cpu", "cuda:0", "cuda:7",
+                   "cuda:2", "cuda:3", "cuda:4", "cuda:5", "cuda:6", "cuda:2", "cuda:6", "cpu", "cuda"]
         for i, d in enumerate(written):
             g.call_function(torch.ops.aten.empty.memory_format, ([2],), {"device": torch.device(d)})
         g.output(None)

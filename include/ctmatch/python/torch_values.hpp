@@ -6,11 +6,11 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../graph.hpp"
@@ -53,7 +53,8 @@ struct Torch {
   std::unordered_map<PyObject*, MemoryFormat> memory_formats;
   std::vector<py::object> dtype_objects, layout_objects, memory_format_objects;  // by enum value
   bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
-  mutable std::unordered_map<std::uint64_t, Device> devices_by_state;  // see device_of
+  static constexpr std::size_t max_devices_seen = 8;
+  mutable std::vector<std::pair<py::object, Device>> devices_seen;  // see device_of
   // Attribute names, made once (kept here, never destroyed: a static py::str would be
   // released after the interpreter has finalized, and crash the process at exit).
   py::str op = interned("op"), name = interned("name"), target = interned("target"), args = interned("args"),
@@ -71,23 +72,25 @@ struct Torch {
                                       interned("nn_module_stack"), interned("source_fn_stack")};
 
   /// A torch.device as a Device. str() and parsing cost more than the rest of a node's
-  /// metadata, and fake tensors carry a fresh device object each; so the object's whole state
-  /// (the bytes after its header: c10::Device and zeroed padding, at most 8 bytes, no dict)
-  /// keys a cache of parsed values. An object laid out otherwise is parsed every time.
+  /// metadata, and fake tensors carry a fresh device object each; a graph has one or two
+  /// devices. So the devices parsed so far are kept with an object of each, and a device equal
+  /// to one of them (torch.device's `==` compares the C++ devices: no Python runs) takes its
+  /// value. (Keying by the object's bytes failed where torch.device carries more than its
+  /// c10::Device, as on torch 2.11 with Python 3.12: every device was parsed again.)
   Device device_of(py::handle d) const {
-    const PyTypeObject* type = Py_TYPE(d.ptr());
-    const Py_ssize_t state = type->tp_basicsize - static_cast<Py_ssize_t>(sizeof(PyObject));
-    const bool keyed = type->tp_itemsize == 0 && type->tp_dictoffset == 0 && state > 0 &&
-                       state <= static_cast<Py_ssize_t>(sizeof(std::uint64_t));
-    std::uint64_t key = 0;
-    if (keyed) {
-      std::memcpy(&key, reinterpret_cast<const char*>(d.ptr()) + sizeof(PyObject), static_cast<std::size_t>(state));
-      if (auto it = devices_by_state.find(key); it != devices_by_state.end()) return it->second;
+    for (const auto& [object, device] : devices_seen)
+      if (object.ptr() == d.ptr()) return device;
+    if (Py_TYPE(d.ptr()) == reinterpret_cast<PyTypeObject*>(device_type.ptr())) {
+      for (const auto& [object, device] : devices_seen) {
+        int equal = PyObject_RichCompareBool(d.ptr(), object.ptr(), Py_EQ);
+        if (equal == 1) return device;
+        if (equal < 0) PyErr_Clear();
+      }
     }
     std::string s = py::str(d);
     auto parsed = parse_device(s);
     if (!parsed) throw UnsupportedValue("a device ctmatch does not know: " + s);
-    if (keyed && devices_by_state.size() < 64) devices_by_state.emplace(key, *parsed);
+    if (devices_seen.size() < max_devices_seen) devices_seen.emplace_back(py::reinterpret_borrow<py::object>(d), *parsed);
     return *parsed;
   }
 
