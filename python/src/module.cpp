@@ -3,9 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <builtin_rules.hpp>
 #include <ctmatch/io.hpp>
 #include <ctmatch/python/apply.hpp>
-#include <ctmatch/rules/builtin.hpp>
 #include <ctmatch/version.hpp>
 
 namespace py = pybind11;
@@ -98,19 +98,15 @@ PYBIND11_MODULE(_ctmatch, m) {
       .def(
           "apply",
           [](Graph& g, const std::string& rules, const std::string& mode) {
-            auto set = rules::all_rules();
-            rules::select_rules(set, rules);
-            return python::stats_dict(run_pass(g, set, mode), g);
+            return python::stats_dict(builtin::BuiltinRules(rules).run(g, mode), g);
           },
           py::arg("rules") = "bench", py::arg("mode") = "sweep", "Runs built-in rules on this graph");
 
   m.def(
       "apply_builtin",
       [](py::handle fx_graph, const std::string& rules, const std::string& mode) {
-        auto set = rules::all_rules();
-        rules::select_rules(set, rules);
-        return python::apply_to_fx(fx_graph, set, mode);
+        return python::apply_to_fx(fx_graph, builtin::BuiltinRules(rules), mode);
       },
       py::arg("fx_graph"), py::arg("rules"), py::arg("mode"));
-  m.def("builtin_rule_names", [] { return rules::all_rules().names(); });
+  m.def("builtin_rule_names", [] { return builtin::rule_names(); });
 }

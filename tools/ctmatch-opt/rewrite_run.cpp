@@ -1,8 +1,6 @@
-// ctmatch-opt's rewrite stage (--rules, --mode), in a translation unit of its own: the
-// built-in rule sets instantiated for the sweep and fixpoint drivers, compiled in parallel
-// with rewrite_explain.cpp (--explain).
-#include <ctmatch/rewrite.hpp>
-#include <ctmatch/rules/builtin.hpp>
+// ctmatch-opt's rewrite stage (--rules, --mode): the built-in rule sets, compiled once
+// (builtin_rules.hpp), run with the sweep or fixpoint driver.
+#include <builtin_rules.hpp>
 
 #include "rewrite_stage.hpp"
 
@@ -12,8 +10,7 @@ RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
   RewriteReport r;
   if (o.rules.empty()) return r;
   check_mode(o.mode);
-  auto set = rules::all_rules();
-  rules::select_rules(set, o.rules);
+  const builtin::BuiltinRules set(o.rules);
   // What is reported costs time and memory in a large graph (a copy of it, a root per
   // rewrite): only a report pays for it.
   PassOptions options;
@@ -22,10 +19,10 @@ RewriteReport run_rewrites(Graph& g, const RewriteOptions& o) {
   // ops are interned and their schemas registered on first use, and the copy's arena grows.
   if (o.report) {
     Graph warm = g;
-    run_pass(warm, set, o.mode, options);
+    set.run(warm, o.mode, options);
   }
   r.first_created = static_cast<NodeId>(g.id_bound());
-  r.stats = run_pass(g, set, o.mode, options);
+  r.stats = set.run(g, o.mode, options);
   r.ran = true;
   r.rules = o.rules;
   r.mode = o.mode;

@@ -56,15 +56,29 @@ struct RootScan {
   std::unordered_map<OpId, std::size_t> by_op;
 };
 
+/// What apply_to_fx runs: a RuleSet, or a set compiled elsewhere that offers the same two
+/// calls as members (the built-in sets compiled once: tools/builtin_rules): `current_table()`,
+/// its dispatch table as a driver would use it now, and `run(graph, mode)`.
+template <class Rules>
+const DispatchTable& current_table(const Rules& rules, std::optional<DispatchTable>& local) {
+  if constexpr (requires { rules.current_table(); }) return rules.current_table();
+  else return dispatch_table_for(rules, local);
+}
+template <class Rules>
+PassStats run_rules(Graph& g, const Rules& rules, std::string_view mode) {
+  if constexpr (requires { rules.run(g, mode); }) return rules.run(g, mode);
+  else return run_pass(g, rules, mode);
+}
+
 /// Reads the op kind and target of each fx node (two attributes, the target looked up in
 /// from_fx's cache), stopping at the first node to convert the graph for.
-template <class Set>
-RootScan scan_for_roots(py::handle fx_graph, const Set& set) {
+template <class Rules>
+RootScan scan_for_roots(py::handle fx_graph, const Rules& rules) {
   const Torch& t = Torch::get();
   io::fx::ensure_schemas();
   detail::Targets& targets = detail::Targets::of_process();
   std::optional<DispatchTable> local;
-  const DispatchTable* table = &dispatch_table_for(set, local);
+  const DispatchTable* table = &current_table(rules, local);
   RootScan scan;
   py::list nodes(fx_graph.attr("nodes"));
   for (py::handle node : nodes) {
@@ -80,23 +94,23 @@ RootScan scan_for_roots(py::handle fx_graph, const Set& set) {
     if (scan.convert) return scan;
   }
   // The rules' root ops may name ops that the scan interned first: ask again with those.
-  table = &dispatch_table_for(set, local);
+  table = &current_table(rules, local);
   for (const auto& [id, n] : scan.by_op) scan.convert |= table->has_rules(id);
   return scan;
 }
 
-/// Runs `set` with the driver called `mode` ("sweep" or "fixpoint") on `fx_graph` and writes
+/// Runs `rules` with the driver called `mode` ("sweep" or "fixpoint") on `fx_graph` and writes
 /// the result back. Returns (stats, the fx nodes created). Throws before touching the fx graph
 /// on anything it cannot convert or write. A graph where no node has an op that a rule is
 /// rooted at is not converted (stats["converted"] is False): no rule can match in it, and
 /// reading its targets costs a fraction of converting it. (Its values are then not checked.)
-template <class Set>
-py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mode) {
+template <class Rules>
+py::tuple apply_to_fx(py::handle fx_graph, const Rules& rules, const std::string& mode) {
   check_mode(mode);  // before anything is converted
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   auto t0 = clock::now();
-  if (RootScan scan = scan_for_roots(fx_graph, set); !scan.convert) {
+  if (RootScan scan = scan_for_roots(fx_graph, rules); !scan.convert) {
     PassStats st;
     st.nodes_before = st.nodes_after = scan.nodes;
     py::dict d = stats_dict(st, Graph(), scan.by_op);
@@ -108,7 +122,7 @@ py::tuple apply_to_fx(py::handle fx_graph, const Set& set, const std::string& mo
   FxGraph fx = from_fx(fx_graph);
   double convert_s = since(t0);
   fx.graph.keep_first_args();  // what write_back compares with
-  PassStats st = run_pass(fx.graph, set, mode);
+  PassStats st = run_rules(fx.graph, rules, mode);
   auto t1 = clock::now();
   py::list made;
   if (st.total_matches() != 0)
