@@ -1,6 +1,6 @@
 // ctmatch-opt's --explain, in a translation unit of its own: explaining instantiates every
 // built-in rule's matcher again, with its reasons, and this compiles in parallel with
-// rewrite_run.cpp (the drivers).
+// tools/builtin_rules (the drivers).
 #include <ctmatch/rewrite.hpp>
 #include <ctmatch/rules/builtin.hpp>
 
