@@ -264,7 +264,7 @@ class Reader {
     ++p_;  // '%'
     const char* name_at = p_;
     std::string_view name = identifier("a node name after '%'");
-    if (!is_node_name(name))
+    if (is_python_keyword(name))  // identifier() read an identifier: only a keyword is left to refuse
       fail_at(name_at, invalid_node_name_message(name));
     // A duplicate name is found when the node is made (Graph::try_create's one probe of the
     // name index), and reported here, at the name.
@@ -299,17 +299,22 @@ class Reader {
     expect("]", "']' after the number of users");
     expect(" = ", "' = ' after the number of users");
     const char* kind_at = p_;
-    std::string_view kind_text = identifier("a node kind (placeholder, get_attr, call_function, ...)");
     NodeSpec spec;
-    if (kind_text == "placeholder") spec.kind = NodeKind::Placeholder;
-    else if (kind_text == "get_attr") spec.kind = NodeKind::GetAttr;
-    else if (kind_text == "call_function") spec.kind = NodeKind::CallFunction;
-    else if (kind_text == "call_method") spec.kind = NodeKind::CallMethod;
-    else if (kind_text == "call_module") spec.kind = NodeKind::CallModule;
-    else
-      fail_at(kind_at, "unknown node kind '" + std::string(kind_text) +
-                           "' (expected placeholder, get_attr, call_function, call_method or call_module)");
-    expect("[target=", "'[target=...]'");
+    if (starts_with("call_function[target=")) {  // most nodes: one compare instead of a word's scan
+      spec.kind = NodeKind::CallFunction;
+      p_ += 21;
+    } else {
+      std::string_view kind_text = identifier("a node kind (placeholder, get_attr, call_function, ...)");
+      if (kind_text == "placeholder") spec.kind = NodeKind::Placeholder;
+      else if (kind_text == "get_attr") spec.kind = NodeKind::GetAttr;
+      else if (kind_text == "call_function") spec.kind = NodeKind::CallFunction;
+      else if (kind_text == "call_method") spec.kind = NodeKind::CallMethod;
+      else if (kind_text == "call_module") spec.kind = NodeKind::CallModule;
+      else
+        fail_at(kind_at, "unknown node kind '" + std::string(kind_text) +
+                             "' (expected placeholder, get_attr, call_function, call_method or call_module)");
+      expect("[target=", "'[target=...]'");
+    }
     const char* target_at = p_;
     p_ = find_in_line(']');
     std::string_view target(target_at, static_cast<std::size_t>(p_ - target_at));
@@ -435,12 +440,27 @@ class Reader {
     bool keep_target;  // spelled unlike FX would print the op: the node keeps the spelling
   };
   const OpInfo& op_of(std::string_view target) {
+    for (const RecentOp& r : recent_ops_)
+      if (r.info && r.target == target) return *r.info;
     auto it = ops_.find(target);
-    if (it != ops_.end()) return it->second;
-    OpId id = intern_op(op_name_of_target(target));
-    return ops_.emplace(target, OpInfo{id, schema_of(id), OpRegistry::global().signature(id), spelled_unlike_fx(target)})
-        .first->second;
+    if (it == ops_.end())
+      it = ops_.emplace(target, new_op_info(target)).first;
+    recent_ops_[1] = recent_ops_[0];
+    recent_ops_[0] = {it->first, &it->second};
+    return it->second;
   }
+  static OpInfo new_op_info(std::string_view target) {
+    OpId id = intern_op(op_name_of_target(target));
+    return OpInfo{id, schema_of(id), OpRegistry::global().signature(id), spelled_unlike_fx(target)};
+  }
+  // The last two targets looked up: nodes often alternate between a few ops (a fan-out's
+  // permute and relu, a layer's view and mm), and comparing a target's text costs less than
+  // hashing it. (The map's nodes, and so these pointers, stay where they are.)
+  struct RecentOp {
+    std::string_view target;
+    const OpInfo* info = nullptr;
+  };
+  RecentOp recent_ops_[2];
   static std::size_t num_positional(const OpSignature& sig) {
     std::size_t n = 0;
     while (n < sig.params.size() && !sig.params[n].kwarg_only) ++n;
