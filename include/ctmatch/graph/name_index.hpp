@@ -43,6 +43,13 @@ inline std::uint64_t name_hash(std::string_view s) {
   return h ^ (h >> 29);
 }
 
+/// splitmix64's finalizer: a 64-bit mix whose sums fingerprint multisets (the verifier's).
+inline std::uint64_t mix64(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 class NameIndex {
  public:
   /// Entries held, including those of erased nodes not purged yet.
@@ -105,7 +112,7 @@ class NameIndex {
   /// What check() expects the live nodes' entries to sum to: the sum of entry_fingerprint
   /// over every live node.
   static std::uint64_t entry_fingerprint(std::string_view name, NodeId id) {
-    return mix((std::uint64_t{tag(name_hash(name))} << 32) | id);
+    return mix64((std::uint64_t{tag(name_hash(name))} << 32) | id);
   }
 
   /// The verifier's check of the table: that every live node can be found under its name and
@@ -133,7 +140,7 @@ class NameIndex {
     for (std::size_t k = 1; k <= n && problem.empty(); ++k) {
       const Slot& s = slots_[(start + k) & mask()];
       if (s.id == no_node) {
-        problem = same_names(run, name_of);
+        if (run.size() > 1) problem = same_names(run, name_of);
         run.clear();
         run_begin = k + 1;
         continue;
@@ -142,7 +149,7 @@ class NameIndex {
         return "the name table's entry of node " + std::to_string(s.id) + " cannot be reached from its slot";
       if (!live(s.id)) continue;  // an erased node's entry, dropped at the next rehash
       ++found;
-      sum += mix((std::uint64_t{s.hash} << 32) | s.id);
+      sum += mix64((std::uint64_t{s.hash} << 32) | s.id);
       run.push_back(s);
     }
     if (!problem.empty()) return problem;
@@ -172,11 +179,6 @@ class NameIndex {
   static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h); }
   std::size_t mask() const { return slots_.size() - 1; }
 
-  static std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-  }
   /// Two live entries of one probe run with the same name, as check()'s message, or "".
   template <class NameOf>
   static std::string same_names(std::vector<Slot>& run, const NameOf& name_of) {

@@ -2,6 +2,7 @@
 // The verifier: checks every invariant of a Graph and throws GraphError naming the first one
 // broken. Passes run it after each rewrite in debug builds and in tests, and the tools on every
 // graph they read: it is linear in nodes + edges.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,32 +11,90 @@
 
 namespace ctmatch {
 
-inline void verify(const Graph& g) {
-  auto fail = [](const std::string& what) { throw GraphError("graph verification failed: " + what); };
+namespace detail {
+
+/// The exact check of the use lists, which verify() runs only when its fingerprints of them
+/// disagree: returns the first wrong edge in node order, or "". The list of nodes is sound
+/// (verify() has checked it). Linear in nodes + edges, with four arrays indexed by node id.
+inline std::string find_wrong_edge(const Graph& g) {
   const std::size_t bound = g.id_bound();
   auto exists = [&](NodeId id) { return id < bound && g[id].alive(); };
-
   // Who lists whom, built as the walk goes: a node's users all come after it (checked when it
   // lists them), so when the walk reaches u every node that lists u has put itself on u's chain
   // (`lister_head`, linked through `listers`). Each edge is then checked from its user's side
-  // in O(1), and the whole check is one walk, linear in nodes + edges however many users a node
-  // has (a weight used by every layer) or inputs (a cat of thousands).
+  // in O(1), however many users a node has or inputs.
   constexpr std::uint32_t end_of_chain = UINT32_MAX;
   struct Lister {
     NodeId node;
     std::uint32_t next;
   };
-  // On huge pages where large (LargeVector): in 4 KiB pages, these arrays, fresh for each call,
-  // cost a 2M-node graph some 10k page faults, a third of its verification.
   LargeVector<std::uint32_t> lister_head(bound, end_of_chain);
   LargeVector<Lister> listers;
-  listers.reserve(bound);  // about an edge a node
   LargeVector<NodeId> listed_by(bound, no_node);  // listed_by[n] == u: n lists u (stamped per u)
   LargeVector<NodeId> input_of(bound, no_node);   // input_of[n] == u: u uses n (stamped per u)
+  for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
+    const Node& n = g[id];
+    // The nodes that list this one as a user, each once.
+    std::size_t num_listers = 0;
+    for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next, ++num_listers) {
+      NodeId l = listers[e].node;
+      if (listed_by[l] == id) return g[l].name() + " lists a user twice";
+      listed_by[l] = id;
+    }
+    // Every input is live, defined earlier, and lists this node as a user; and the inputs are
+    // as many as the nodes that list it, so that none lists it without being used.
+    std::size_t inputs = 0;
+    std::string wrong;
+    auto visit = [&](NodeId in) {
+      if (!wrong.empty()) return;
+      if (!exists(in)) wrong = n.name() + " uses a node that does not exist";
+      else if (!g.comes_before(in, id)) wrong = n.name() + " uses " + g[in].name() + " before it is defined";
+      else if (input_of[in] != id) {
+        input_of[in] = id;
+        ++inputs;
+        if (listed_by[in] != id) wrong = g[in].name() + " does not list its user " + n.name() + " exactly once";
+      }
+    };
+    for (const Value& v : n.args()) v.for_each_node(visit);
+    for (const Kwarg& k : n.kwargs()) k.value.for_each_node(visit);
+    if (!wrong.empty()) return wrong;
+    if (inputs != num_listers)
+      for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next)
+        if (input_of[listers[e].node] != id)
+          return g[listers[e].node].name() + " lists " + n.name() + " as a user, which does not use it";
+    // Its own users: live, later in the list, and chained for their own turn.
+    for (NodeId u : n.users()) {
+      if (!exists(u)) return n.name() + " lists a user that does not exist";
+      if (!g.comes_before(id, u)) return n.name() + " lists " + g[u].name() + " as a user, which comes before it";
+      listers.push_back({id, lister_head[u]});
+      lister_head[u] = static_cast<std::uint32_t>(listers.size() - 1);
+    }
+  }
+  return {};
+}
+
+}  // namespace detail
+
+inline void verify(const Graph& g) {
+  auto fail = [](const std::string& what) { throw GraphError("graph verification failed: " + what); };
+  const std::size_t bound = g.id_bound();
+  auto exists = [&](NodeId id) { return id < bound && g[id].alive(); };
 
   auto ops = g.live_call_ops();
   if (ops.size() != bound) fail("the op array does not cover every node id");
   std::size_t calls = 0;  // live call_function nodes
+
+  // The use lists must hold exactly the uses: the multiset of edges (n, u) that the nodes' users
+  // lists hold equals the set of edges (in, u) for the distinct inputs `in` of each node u. The
+  // walk sums a 64-bit mix of each edge from both sides (a wrong, missing or extra edge changes
+  // a sum, but with odds of 2^-64) and checks the users' side at once: live and later. Equal
+  // sums then also vouch for the inputs' side: each input is a node of the walk that lists its
+  // user. No array indexed by node id is needed (on a graph of millions of nodes, such fresh
+  // arrays cost as much as the rest of the check), and only when the sums differ does
+  // detail::find_wrong_edge look for the edge to name.
+  std::uint64_t edges_listed = 0, edges_used = 0;
+  bool users_sound = true;  // every listed user is live and comes later
+  std::vector<NodeId> inputs;  // one node's distinct inputs
 
   std::size_t count = 0;
   NodeId prev = no_node;
@@ -61,37 +120,20 @@ inline void verify(const Graph& g) {
     if ((n.kind() == NodeKind::CallFunction) != (n.op() != no_op))
       fail("node " + n.name() + ": call_function nodes, and only they, have an op");
 
-    // The nodes that list this one as a user, each once.
-    std::size_t num_listers = 0;
-    for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next, ++num_listers) {
-      NodeId l = listers[e].node;
-      if (listed_by[l] == id) fail(g[l].name() + " lists a user twice");
-      listed_by[l] = id;
-    }
-    // Every input is live, defined earlier, and lists this node as a user; and the inputs are
-    // as many as the nodes that list it, so that none lists it without being used.
-    std::size_t inputs = 0;
-    auto visit = [&](NodeId in) {
-      if (!exists(in)) fail(n.name() + " uses a node that does not exist");
-      if (!g.comes_before(in, id)) fail(n.name() + " uses " + g[in].name() + " before it is defined");
-      if (input_of[in] == id) return;
-      input_of[in] = id;
-      ++inputs;
-      if (listed_by[in] != id) fail(g[in].name() + " does not list its user " + n.name() + " exactly once");
-    };
+    inputs.clear();
+    auto visit = [&](NodeId in) { inputs.push_back(in); };
     for (const Value& v : n.args()) v.for_each_node(visit);
     for (const Kwarg& k : n.kwargs()) k.value.for_each_node(visit);
-    if (inputs != num_listers)
-      for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next)
-        if (input_of[listers[e].node] != id)
-          fail(g[listers[e].node].name() + " lists " + n.name() + " as a user, which does not use it");
-    // Its own users: live, later in the list, and chained for their own turn.
-    for (NodeId u : n.users()) {
-      if (!exists(u)) fail(n.name() + " lists a user that does not exist");
-      if (!g.comes_before(id, u)) fail(n.name() + " lists " + g[u].name() + " as a user, which comes before it");
-      listers.push_back({id, lister_head[u]});
-      lister_head[u] = static_cast<std::uint32_t>(listers.size() - 1);
+    if (inputs.size() > 1) {  // a node used twice is one edge
+      std::sort(inputs.begin(), inputs.end());
+      inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
     }
+    for (NodeId in : inputs) edges_used += mix64((std::uint64_t{in} << 32) | id);
+    for (NodeId u : n.users()) {
+      users_sound = users_sound && exists(u) && g.comes_before(id, u);
+      edges_listed += mix64((std::uint64_t{id} << 32) | u);
+    }
+
     // The schema binding is current.
     if (n.kind() == NodeKind::CallFunction && n.signature() != OpRegistry::global().signature(n.op()))
       fail(n.name() + " is not bound to its op's signature" +
@@ -103,6 +145,10 @@ inline void verify(const Graph& g) {
   }
   if (prev != g.last()) fail("the tail does not end the node list");
   if (count != g.size()) fail("live node count is " + std::to_string(g.size()) + ", listed " + std::to_string(count));
+  if (!users_sound || edges_listed != edges_used) {
+    std::string wrong = detail::find_wrong_edge(g);
+    fail(wrong.empty() ? "the use lists do not match the uses" : wrong);
+  }
   std::string names = g.check_name_index(count, names_fingerprint, [&](NodeId id) { return id < bound && listed[id]; });
   if (!names.empty()) fail(names);
   if (mutating != g.num_mutating())
