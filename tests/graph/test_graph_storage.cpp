@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -13,6 +15,10 @@
 #include <vector>
 
 #include <ctmatch/graph.hpp>
+
+#if defined(__linux__)
+#include <unistd.h>
+#endif
 
 using namespace ctmatch;
 
@@ -456,3 +462,39 @@ TEST_CASE("LargeVector: small buffers as usual, large ones on 2 MiB boundaries; 
   CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
   CHECK(reinterpret_cast<std::uintptr_t>(large.data()) % huge == 0);
 }
+
+#if defined(__linux__)
+namespace {
+/// Resident memory of this process in bytes (/proc/self/statm: pages).
+std::size_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  REQUIRE(f != nullptr);
+  unsigned long size = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  REQUIRE(read == 2);
+  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+}  // namespace
+
+TEST_CASE("LargeVector: a freed large buffer goes back to the system, each time") {
+  // The C library's heap would keep it: after a freed 30 MB block its mmap threshold rises past
+  // 24 MB, a 24 MB block then comes from the heap, and a small block taken after it keeps it
+  // from being trimmed when freed. Large arrays are mapped on their own instead.
+  { LargeVector<std::uint64_t> warm((std::size_t{30} << 20) / sizeof(std::uint64_t), 1); }
+  constexpr std::size_t bytes = std::size_t{24} << 20;
+  std::vector<std::unique_ptr<char[]>> later;  // small blocks taken after each large one
+  for (int round = 0; round < 3; ++round) {
+    std::size_t before_free = 0;
+    {
+      LargeVector<std::uint64_t> v(bytes / sizeof(std::uint64_t), 1);  // written: resident
+      later.push_back(std::make_unique<char[]>(4096));
+      before_free = resident_bytes();
+      CHECK(v[v.size() - 1] == 1);
+    }
+    const std::size_t after_free = resident_bytes();
+    CAPTURE(round);
+    CHECK(after_free + bytes / 2 < before_free);
+  }
+}
+#endif

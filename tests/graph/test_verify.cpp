@@ -10,7 +10,7 @@
 namespace ctmatch {
 struct GraphSurgery {
   static Node::Users& users(Graph& g, NodeId id) { return g.nodes_[id].users_; }
-  static std::vector<OpId>& ops(Graph& g) { return g.call_ops_; }
+  static LargeVector<OpId>& ops(Graph& g) { return g.call_ops_; }
   static std::string& name(Graph& g, NodeId id) { return g.nodes_[id].name_; }
   static NameIndex& names(Graph& g) { return g.names_; }
   static auto& slots(Graph& g) { return g.names_.slots_; }

@@ -705,7 +705,7 @@ class Graph {
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;
-  std::vector<OpId> call_ops_;  // live_call_ops()
+  LargeVector<OpId> call_ops_;  // live_call_ops()
   std::size_t mutating_ = 0;     // num_mutating()
   bool ids_in_order_ = true;
   bool may_have_unbound_ = false;           // binding_current()
