@@ -2,13 +2,15 @@
 // UserSlots: where each user sits in a long users list (see Graph's "long users lists"), a flat
 // open-addressing table of NodeId -> slot. Flat, because a placeholder read by a million nodes
 // gets one the first time a pass drops one of its users: built in one allocation, not a
-// million (as a node-based std::unordered_map would be). A user's home is its id modulo a
-// prime: a pass that walks the users in id order walks the table in order too (a scrambling
-// hash would make every step a cache miss), and ids in any power-of-two stride still spread.
+// million (as a node-based std::unordered_map would be), and on huge pages once large. A
+// user's home is its id modulo a prime: a pass that walks the users in id order walks the table
+// in order too (a scrambling hash would make every step a cache miss), and ids in any
+// power-of-two stride still spread.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "large_allocator.hpp"
 #include "value.hpp"
 
 namespace ctmatch {
@@ -83,7 +85,7 @@ class UserSlots {
   void grow(std::size_t at_least) {
     std::size_t capacity = std::max<std::size_t>(at_least, 17) | 1;
     while (!is_prime(capacity)) capacity += 2;
-    std::vector<Entry> old = std::move(entries_);
+    LargeVector<Entry> old = std::move(entries_);
     entries_.assign(capacity, Entry{});
     magic_ = ~std::uint64_t{0} / capacity + 1;
     count_ = 0;
@@ -91,7 +93,7 @@ class UserSlots {
       if (e.user != no_node) set(e.user, e.slot);
   }
 
-  std::vector<Entry> entries_;
+  LargeVector<Entry> entries_;
   std::size_t count_ = 0;
   std::uint64_t magic_ = 0;  // 2^64 / entries_.size(), rounded up (see home)
 };
