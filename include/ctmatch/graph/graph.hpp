@@ -74,6 +74,8 @@ class Graph {
   std::size_t size() const { return live_; }
   /// Ids range over [0, id_bound()): arrays indexed by NodeId use this size.
   std::size_t id_bound() const { return nodes_.size(); }
+  /// Whether `id` names a live node of this graph (any id, in range or not).
+  bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
   /// Per node id, the op of a live call_function node, else no_op. A scan over every node for
   /// candidate roots reads this array, 4 bytes a node, not a cache line of each node.
   std::span<const OpId> live_call_ops() const { return call_ops_; }
@@ -440,7 +442,6 @@ class Graph {
  private:
   friend struct GraphSurgery;  // tests of the verifier break invariants with it (not defined here)
   using Entry = JournalEntry;
-  bool live(NodeId id) const { return id < nodes_.size() && nodes_[id].alive_; }
   // Callbacks for the name index.
   struct NameOf {
     const LargeVector<Node>* nodes;

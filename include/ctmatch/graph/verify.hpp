@@ -18,7 +18,6 @@ namespace detail {
 /// (verify() has checked it). Linear in nodes + edges, with four arrays indexed by node id.
 inline std::string find_wrong_edge(const Graph& g) {
   const std::size_t bound = g.id_bound();
-  auto exists = [&](NodeId id) { return id < bound && g[id].alive(); };
   // Who lists whom, built as the walk goes: a node's users all come after it (checked when it
   // lists them), so when the walk reaches u every node that lists u has put itself on u's chain
   // (`lister_head`, linked through `listers`). Each edge is then checked from its user's side
@@ -47,7 +46,7 @@ inline std::string find_wrong_edge(const Graph& g) {
     std::string wrong;
     auto visit = [&](NodeId in) {
       if (!wrong.empty()) return;
-      if (!exists(in)) wrong = n.name() + " uses a node that does not exist";
+      if (!g.live(in)) wrong = n.name() + " uses a node that does not exist";
       else if (!g.comes_before(in, id)) wrong = n.name() + " uses " + g[in].name() + " before it is defined";
       else if (input_of[in] != id) {
         input_of[in] = id;
@@ -64,7 +63,7 @@ inline std::string find_wrong_edge(const Graph& g) {
           return g[listers[e].node].name() + " lists " + n.name() + " as a user, which does not use it";
     // Its own users: live, later in the list, and chained for their own turn.
     for (NodeId u : n.users()) {
-      if (!exists(u)) return n.name() + " lists a user that does not exist";
+      if (!g.live(u)) return n.name() + " lists a user that does not exist";
       if (!g.comes_before(id, u)) return n.name() + " lists " + g[u].name() + " as a user, which comes before it";
       listers.push_back({id, lister_head[u]});
       lister_head[u] = static_cast<std::uint32_t>(listers.size() - 1);
@@ -78,7 +77,6 @@ inline std::string find_wrong_edge(const Graph& g) {
 inline void verify(const Graph& g) {
   auto fail = [](const std::string& what) { throw GraphError("graph verification failed: " + what); };
   const std::size_t bound = g.id_bound();
-  auto exists = [&](NodeId id) { return id < bound && g[id].alive(); };
 
   auto ops = g.live_call_ops();
   if (ops.size() != bound) fail("the op array does not cover every node id");
@@ -130,7 +128,7 @@ inline void verify(const Graph& g) {
     }
     for (NodeId in : inputs) edges_used += mix64((std::uint64_t{in} << 32) | id);
     for (NodeId u : n.users()) {
-      users_sound = users_sound && exists(u) && g.comes_before(id, u);
+      users_sound = users_sound && g.live(u) && g.comes_before(id, u);
       edges_listed += mix64((std::uint64_t{id} << 32) | u);
     }
 
