@@ -3,11 +3,14 @@
 // K (TMA zero-fills, the epilogue masks), row strides wider than the rows, several tiles per
 // persistent block with the pipeline wrapping around, output poisoned with NaN before each run.
 // Operands TMA cannot describe (row strides not a multiple of 16 bytes, unaligned base) are
-// refused with an error and leave the output untouched. Split into CTMATCH_SHARDS executables
+// refused with an error and leave the output untouched. K split into slices: every config with
+// 2, 3 and 4 slices (uneven slices, more units than multiprocessors, the tickets left ready
+// for the next launch, the same bits on every launch). Split into CTMATCH_SHARDS executables
 // like test_mm_configs; this one checks the configs with index % SHARDS == SHARD.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include <ctmatch/cuda/config_sets.hpp>
@@ -42,6 +45,35 @@ void check_wgmma(const Shape& s) {
   });
 }
 
+// K split: 16 k-blocks of 64 in 2, 3 (6, 6, 4) and 4 slices; an edge tile in every dimension;
+// more units than multiprocessors (each block sums some tiles and leaves others to others).
+constexpr Shape split_shapes[] = {{256, 256, 1000}, {67, 520, 1000, 1008, 528}, {1100, 1040, 512}};
+
+/// Config C with K in `split_k` slices on shape s, launched twice, each into a poisoned
+/// output: each launch writes every element and matches the float64 reference, and both give
+/// the same bits (the sum runs in slice order; the first launch leaves the tickets at zero).
+template <class In, GemmConfig C>
+void check_wgmma_split(const Shape& s, int split_k) {
+  GemmConfig c = C;
+  c.split_k = split_k;
+  Problem<In> p(s.m, s.n, s.k, s.lda, s.ldb);
+  DeviceBuffer<In> out(static_cast<std::size_t>(s.m) * s.n);
+  const auto ref = p.reference();
+  std::vector<In> runs[2];
+  for (auto& run : runs) {
+    out.poison();
+    launch_wgmma<C, In>(p.operands(), epilogue::Identity<In>{out.ptr, s.n}, nullptr, split_k);
+    CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+    run = out.download();
+    const auto cmp = compare(run, ref, s.m, s.n, s.n);
+    INFO("config ", to_string(c), " shape ", s.m, "x", s.n, "x", s.k, " rel_err ", cmp.rel_err);
+    CHECK(cmp.nonfinite == 0);
+    CHECK(cmp.rel_err < bf16_tolerance);
+  }
+  INFO("config ", to_string(c), " shape ", s.m, "x", s.n, "x", s.k);
+  CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(In)) == 0);
+}
+
 template <std::size_t I>
 void check_index() {
   if constexpr (I % CTMATCH_SHARDS == CTMATCH_SHARD) {
@@ -49,6 +81,9 @@ void check_index() {
     for (const Shape& s : shapes) check_wgmma<bf16, C>(s);
     check_wgmma<f16, C>(shapes[0]);
     check_wgmma<f16, C>(shapes[3]);
+    for (const Shape& s : split_shapes)
+      for (int split : {2, 3, 4}) check_wgmma_split<bf16, C>(s, split);
+    check_wgmma_split<f16, C>(split_shapes[1], 3);
   }
 }
 

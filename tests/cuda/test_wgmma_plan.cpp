@@ -1,12 +1,14 @@
 // The host side of cuda::mm_wgmma, which needs no GPU and runs in CI: how the plan maps a
 // config onto warpgroups, what it accepts and refuses (tile shapes, shared memory,
-// accumulators, warps), which operand layouts TMA can describe, and the instantiated sets.
+// accumulators, warps), which operand layouts TMA can describe, the instantiated sets, and
+// when K is split (which problems, into how many slices, what the heuristic offers).
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include <ctmatch/cuda/config_sets.hpp>
 #include <ctmatch/cuda/heuristics.hpp>
+#include <ctmatch/tune/choices.hpp>
 
 using namespace ctmatch::cuda;
 using ctmatch::tune::GemmConfig;
@@ -24,7 +26,7 @@ TEST_CASE("wgmma_plan: warpgroups, wgmma atoms, shared memory and accumulators o
   CHECK(p.threads == 384);  // producer + two consumers
   CHECK(p.acc_regs == 128);
   CHECK(p.stage_bytes == (128 * 64 + 64 * 256) * 2);
-  CHECK(p.smem_bytes == 3 * p.stage_bytes + 1024 + 3 * 16);
+  CHECK(p.smem_bytes == 3 * p.stage_bytes + 1024 + 3 * 16 + wgmma_ticket_bytes);
 
   const auto q = wgmma_plan({128, 128, 64, 5, 4, 8});  // num_warps 4: one consumer, two m64 atoms
   REQUIRE(q.ok);
@@ -117,4 +119,88 @@ TEST_CASE("cuda_mm_refusal and cuda_mm_wgmma_refusal: plan, instantiated set, op
   // the build's own sets: what cuda_mm_runnable and the heuristics use
   for (const auto& c : mma_sync_configs) CHECK(cuda_mm_runnable(c));
   CHECK(!cuda_mm_runnable({128, 128, 128, 4, 8, 8}));
+}
+
+TEST_CASE("wgmma_split_k: K is split where the tiles leave multiprocessors idle") {
+  const GemmConfig skinny{64, 128, 64, 4, 8, 8}, large{128, 256, 64, 3, 8, 8};
+  // 64 x 4096 in 64 x 128 tiles: 32 tiles on 132 multiprocessors -> 4 slices of 16 k-blocks
+  CHECK(wgmma_split_k(skinny, 64, 4096, 4096) == 4);
+  CHECK(wgmma_split_k(skinny, 64, 4096, 4096, 64) == 2);  // a GPU of 64 multiprocessors
+  // 1024 x 4096 in 128 x 256 tiles: 128 tiles, one short wave -> two slices
+  CHECK(wgmma_split_k(large, 1024, 4096, 1024) == 2);
+  // enough tiles: no split
+  CHECK(wgmma_split_k(large, 4096, 4096, 4096) == 1);
+  CHECK(wgmma_split_k(skinny, 64, 4096 * 5, 4096) == 1);
+  // every slice keeps at least four k-blocks: K = 256 (4 k-blocks) is never split, K = 512 in two
+  CHECK(wgmma_split_k(skinny, 64, 4096, 256) == 1);
+  CHECK(wgmma_split_k(skinny, 64, 4096, 512) == 2);
+  // at most wgmma_max_split_k slices: one tile with a long K
+  CHECK(wgmma_split_k(skinny, 64, 128, 1 << 20) == wgmma_max_split_k);
+  CHECK(wgmma_split_k(skinny, 0, 4096, 4096) == 1);
+}
+
+TEST_CASE("wgmma_slices: no slice of K is empty") {
+  auto slices = [](int split, std::int64_t k) {
+    GemmConfig c{64, 128, 64, 4, 8, 8};
+    c.split_k = split;
+    return wgmma_slices(c, k);
+  };
+  CHECK(slices(1, 1000).slices == 1);
+  CHECK(slices(1, 1000).k_blocks_per_slice == 16);
+  CHECK(slices(3, 1000).slices == 3);  // 16 k-blocks: 6, 6, 4
+  CHECK(slices(3, 1000).k_blocks_per_slice == 6);
+  CHECK(slices(5, 1000).slices == 4);  // 4, 4, 4, 4: a fifth slice would be empty
+  CHECK(slices(5, 1000).k_blocks_per_slice == 4);
+  CHECK(slices(16, 40).slices == 1);  // one k-block
+  CHECK(slices(4, 0).slices == 1);
+  CHECK(slices(4, 0).k_blocks_per_slice == 0);
+}
+
+TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split config is the unsplit one") {
+  GemmConfig c{64, 128, 64, 4, 8, 8};
+  c.split_k = wgmma_max_split_k;
+  CHECK(wgmma_plan(c).ok);
+  c.split_k = wgmma_max_split_k + 1;
+  CHECK(says(wgmma_plan(c).why, "split_k"));
+  c.split_k = 0;
+  CHECK(says(wgmma_plan(c).why, "split_k"));
+  c.split_k = 4;
+  CHECK(ctmatch::tune::kernel_config(c) == GemmConfig{64, 128, 64, 4, 8, 8});
+  CHECK(in_config_set<wgmma_reduced_configs>(c));
+
+  const auto k = ctmatch::tune::to_kwargs(c);
+  CHECK(k.get_int("SPLIT_K") == 4);
+  CHECK(ctmatch::tune::gemm_config_of(k) == c);
+  CHECK_FALSE(ctmatch::tune::to_kwargs({64, 128, 64, 4, 8, 8}).contains("SPLIT_K"));  // Inductor's spelling
+  CHECK(ctmatch::tune::gemm_config_of(ctmatch::tune::to_kwargs({64, 128, 64, 4, 8, 8}))->split_k == 1);
+
+  // the mma.sync template never splits
+  GemmConfig m{64, 64, 32, 2, 4, 8};
+  m.split_k = 2;
+  CHECK(says(mma_sync_plan(m).why, "split"));
+}
+
+TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split right after the config") {
+  using namespace ctmatch::tune;
+  DeclaredKernelTemplate<uids::cuda_mm_wgmma> wgmma;
+  TuneOptions o;
+  o.max_autotune = true;
+  Choices choices(o, cuda_heuristic_registry());
+  auto configs = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    std::vector<GemmConfig> out;
+    for (const auto& c : choices.get_mm_configs(MMKernelInputs::mm(m, n, k, DType::bf16, "cuda"), {&wgmma}, "mm"))
+      out.push_back(*c.config());
+    return out;
+  };
+  const auto skinny = configs(64, 4096, 4096);
+  int split = 0;
+  for (std::size_t i = 0; i < skinny.size(); ++i) {
+    if (skinny[i].split_k == 1) continue;
+    ++split;
+    REQUIRE(i > 0);
+    CHECK(kernel_config(skinny[i]) == skinny[i - 1]);
+    CHECK(skinny[i].split_k == wgmma_split_k(skinny[i - 1], 64, 4096, 4096));
+  }
+  CHECK(split > 0);
+  for (const auto& c : configs(4096, 4096, 4096)) CHECK(c.split_k == 1);
 }

@@ -16,11 +16,12 @@
 
 namespace ctmatch::cuda {
 
-/// Whether a constexpr set holds config c (the run-time question the launcher asks).
+/// Whether a constexpr set holds the kernel that runs config c (the run-time question the
+/// launcher asks): the split of K is a launch parameter (tune::kernel_config).
 template <const auto& Configs>
 constexpr bool in_config_set(tune::GemmConfig c) {
   for (const auto& x : Configs)
-    if (x == c) return true;
+    if (x == tune::kernel_config(c)) return true;
   return false;
 }
 

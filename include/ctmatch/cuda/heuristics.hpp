@@ -72,7 +72,9 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
 /// cuda::mm_wgmma's heuristic (Inductor's persistent TMA list, tune::WgmmaTemplateHeuristic)
 /// minus the configs the wgmma template cannot run or this build did not instantiate, and
 /// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
-/// not row-major) or other dtypes than bf16 and f16.
+/// not row-major) or other dtypes than bf16 and f16. Where a config's tiles leave
+/// multiprocessors idle, the same config with K split (wgmma_split_k) follows it: the
+/// autotuner measures both.
 template <class Base>
 class WgmmaFiltered : public Base {
  protected:
@@ -81,8 +83,13 @@ class WgmmaFiltered : public Base {
     const auto& in = ctx.inputs;
     if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
     const Strides2d a{in.mat1().strides[0], in.mat1().strides[1]}, b{in.mat2().strides[0], in.mat2().strides[1]};
-    for (const tune::GemmConfig& c : this->configs_for(ctx))
-      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) == '\0') out.push_back(tune::to_kwargs(c));
+    for (tune::GemmConfig c : this->configs_for(ctx)) {
+      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') continue;
+      out.push_back(tune::to_kwargs(c));
+      c.split_k = wgmma_split_k(c, in.m(), in.n(), in.k());
+      if (c.split_k > 1 && *cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) == '\0')
+        out.push_back(tune::to_kwargs(c));
+    }
     return out;
   }
 };

@@ -10,6 +10,12 @@
 //     producer (`empty`) once its wgmmas have retired (wait_group 1 keeps one group in flight).
 //   - Then the consumers run the epilogue from registers (masked stores), while the producer
 //     is already loading the next tile's stages: the persistent loop overlaps them.
+//   - With K split (WgmmaSplit, slices > 1) a work unit is one slice of K of one tile. Its
+//     consumers store the fp32 accumulators to the unit's partial tile, then draw a ticket for
+//     the tile; the unit drawing the last one sums the slices' partials in slice order (the
+//     same bits whichever finishes last), resets the ticket for the next launch and runs the
+//     epilogue. Nothing waits on another
+//     block, so any number of units per block is safe.
 // Any M, N, K: TMA zero-fills loads past the edges, and the epilogue masks the stores. The
 // operands' layouts are checked by the launcher (wgmma_operand_refusal), never here.
 #include <cuda.h>
@@ -37,6 +43,17 @@ struct WgmmaShape {
   static constexpr int smem_bytes = plan.smem_bytes;
 };
 
+/// How a launch splits K (wgmma_slices): `slices` units per tile, each of k_blocks_per_slice
+/// k-blocks (the last one fewer); with slices > 1, scratch for every unit's fp32 partial tile
+/// (block_m x block_n floats each, in the consumers' fragment order) and a ticket per tile,
+/// zero before the launch and left at zero after it.
+struct WgmmaSplit {
+  int slices = 1;
+  int k_blocks_per_slice = 0;
+  float* partials = nullptr;
+  unsigned* tickets = nullptr;
+};
+
 /// Registers per thread after setmaxnreg: the producer keeps few, the consumers take the rest
 /// of the 64K register file (128 * 40 + 256 * 232 <= 65536).
 inline constexpr int wgmma_producer_regs = 40;
@@ -47,7 +64,7 @@ inline constexpr int wgmma_consumer_regs = 232;
 template <int BM_, int BN_, int BK_, int S_, int W_, int G_, class In, class Epi>
 __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_}>::threads, 1)
     wgmma_mm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                    int m, int n, int k, Epi epi, bool pair_stores) {
+                    int m, int n, int k, Epi epi, bool pair_stores, WgmmaSplit split) {
   constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_};
   using P = WgmmaShape<C>;
   static_assert(P::ok, "this GemmConfig is not supported by the wgmma template");
@@ -67,6 +84,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   unsigned char* smem = smem_raw + ((wgmma_smem_align - raw % wgmma_smem_align) % wgmma_smem_align);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + S * STAGE_BYTES);
   std::uint64_t* empty = full + S;
+  auto* ticket = reinterpret_cast<unsigned*>(empty + S);  // the consumers' drawn ticket
   auto stage_a = [&](int s) { return smem + s * STAGE_BYTES; };
   auto stage_b = [&](int s) { return smem + s * STAGE_BYTES + A_STAGE_BYTES; };
 
@@ -86,15 +104,23 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
   const int tiles = grid_m * grid_n;
   const int k_blocks = (k + BK - 1) / BK;
+  const int units = tiles * split.slices;
+  // The k-blocks of unit u: its tile's slice u % slices.
+  auto k_range = [&](int u, int& kb_begin, int& kb_end) {
+    kb_begin = (u % split.slices) * split.k_blocks_per_slice;
+    kb_end = min(k_blocks, kb_begin + split.k_blocks_per_slice);
+  };
 
   const int wg = tid / 128;
   if (wg == 0) {
     sm90::setmaxnreg_dec<wgmma_producer_regs>();
     if (tid == 0) {
       int it = 0;
-      for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
-        const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
-        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+        const auto [m0, n0] = grouped_tile_origin(u / split.slices, grid_m, grid_n, C.group_m, BM, BN);
+        int kb_begin, kb_end;
+        k_range(u, kb_begin, kb_end);
+        for (int kb = kb_begin; kb < kb_end; ++kb, ++it) {
           const int s = it % S;
           sm90::mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
           sm90::mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
@@ -113,14 +139,17 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     const int t = tid % 128, warp = t / 32, lane = t % 32;
     float acc[P::m_atoms][BN / 2];
     int it = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+    for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+      const int tile = u / split.slices;
       const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a)
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[a][i] = 0.0f;
       int prev_s = -1;
-      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      int kb_begin, kb_end;
+      k_range(u, kb_begin, kb_end);
+      for (int kb = kb_begin; kb < kb_end; ++kb, ++it) {
         const int s = it % S;
         sm90::mbar_wait(&full[s], (it / S) & 1);
         const std::uint32_t a_base = sm90::smem_u32(stage_a(s)) + cw * P::wg_tile_m * SW * 2;
@@ -153,6 +182,53 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
       if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
 
+      if (split.slices > 1) {
+        // The unit's partial tile in fragment order: register group q (4 floats) of consumer
+        // thread t at float4 index q * 128 + t of the consumer's part, so that a warpgroup's
+        // stores and loads are contiguous; only this kernel reads it, with the same mapping.
+        constexpr int VEC = P::m_atoms * BN / 8;  // float4 per consumer thread
+        auto part = [&](int slice) {
+          return reinterpret_cast<float4*>(split.partials) +
+                 (static_cast<long>(tile) * split.slices + slice) * (VEC * 128 * P::consumers) + cw * VEC * 128 + t;
+        };
+        float4* mine = part(u % split.slices);
+#pragma unroll
+        for (int a = 0; a < P::m_atoms; ++a)
+#pragma unroll
+          for (int q = 0; q < BN / 8; ++q)
+            mine[(a * (BN / 8) + q) * 128] =
+                make_float4(acc[a][4 * q], acc[a][4 * q + 1], acc[a][4 * q + 2], acc[a][4 * q + 3]);
+        // Every consumer thread's stores are visible device-wide before the ticket is drawn.
+        __threadfence();
+        sm90::named_barrier_sync(1, P::consumers * 128);
+        if (cw == 0 && t == 0) *ticket = atomicAdd(&split.tickets[tile], 1u);
+        sm90::named_barrier_sync(1, P::consumers * 128);
+        // (The next unit writes *ticket only after its first barrier, which every consumer
+        // thread reaches after this read.)
+        if (*ticket != static_cast<unsigned>(split.slices - 1)) continue;
+        __threadfence();
+        // The sum in slice order, this unit's own partial read back too: the result does not
+        // depend on which slice finished last (the same bits on every run).
+#pragma unroll
+        for (int a = 0; a < P::m_atoms; ++a)
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) acc[a][i] = 0.0f;
+        for (int slice = 0; slice < split.slices; ++slice) {
+          const float4* theirs = part(slice);
+#pragma unroll
+          for (int a = 0; a < P::m_atoms; ++a)
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+              const float4 v = __ldcg(theirs + (a * (BN / 8) + q) * 128);  // from L2: written by other SMs
+              acc[a][4 * q] += v.x;
+              acc[a][4 * q + 1] += v.y;
+              acc[a][4 * q + 2] += v.z;
+              acc[a][4 * q + 3] += v.w;
+            }
+        }
+        if (cw == 0 && t == 0) split.tickets[tile] = 0;  // every slice of this launch has drawn
+      }
+
       // Epilogue from the m64nBN fragments: per 8 columns j, registers 4j..4j+3 hold rows
       // lane/4 (+8) and columns 2*(lane%4) + {0, 1} of the warp's 16 rows.
 #pragma unroll
@@ -169,7 +245,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   }
 #else
   // Built for a target without wgmma/setmaxnreg (not sm_90a): the launcher refuses such devices.
-  (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores;
+  (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores; (void)split;
   __trap();
 #endif
 }

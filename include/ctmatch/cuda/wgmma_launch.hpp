@@ -4,7 +4,8 @@
 // the kernel cannot: a device that is not sm_90 (wgmma, setmaxnreg and TMA as compiled here),
 // operands TMA cannot describe (wgmma_operand_refusal), a config outside the instantiated set,
 // more shared memory than the device grants; each is a cuda::Error, never a blind launch.
-// The grid is persistent: one block per multiprocessor at most, each walking its tiles.
+// The grid is persistent: one block per multiprocessor at most, each walking its work units
+// (tiles, or with K split, slices of tiles: wgmma_slices, scratch from split_k_scratch.hpp).
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -13,6 +14,7 @@
 #include "config_sets.hpp"
 #include "error.hpp"
 #include "mma_sync_launch.hpp"  // to_string(GemmConfig), device_max_smem_per_block, ConfigSet
+#include "split_k_scratch.hpp"
 #include "tma.hpp"
 #include "wgmma_kernel.hpp"
 
@@ -42,9 +44,10 @@ std::string wgmma_refusal(const MmOperands<In>& op) {
                                reinterpret_cast<std::uintptr_t>(op.b));
 }
 
-/// Launches the instantiation for config C. Throws for what the kernel cannot run.
+/// Launches the instantiation for config C with K split into `split_k` slices (C's kernel
+/// splits at run time: the set instantiates split_k 1). Throws for what the kernel cannot run.
 template <tune::GemmConfig C, class In, class Epi>
-void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream) {
+void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream, int split_k = 1) {
   using P = WgmmaShape<C>;
   static_assert(P::ok, "config refused by wgmma_plan: the launcher never instantiates it");
   if (auto why = wgmma_refusal(op); !why.empty())
@@ -59,22 +62,36 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream)
   });
   const CUtensorMap ta = make_tensor_map_sw128(op.a, op.m, op.k, op.lda, C.block_m);
   const CUtensorMap tb = make_tensor_map_sw128(op.b, op.k, op.n, op.ldb, C.block_k);
+  tune::GemmConfig split_config = C;
+  split_config.split_k = split_k;
+  if (const WgmmaPlan p = wgmma_plan(split_config); !p.ok) throw Error("cuda::mm_wgmma " + to_string(split_config) + ": " + p.why);
   const long tiles = static_cast<long>((op.m + C.block_m - 1) / C.block_m) * ((op.n + C.block_n - 1) / C.block_n);
+  const WgmmaSlices slices = wgmma_slices(split_config, op.k);
+  WgmmaSplit split{slices.slices, slices.k_blocks_per_slice, nullptr, nullptr};
+  if (split.slices > 1) {
+    const SplitKScratch s = split_k_scratch(
+        stream, static_cast<std::size_t>(tiles) * split.slices * C.block_m * C.block_n, static_cast<std::size_t>(tiles));
+    split.partials = s.partials;
+    split.tickets = s.tickets;
+  }
+  const long units = tiles * split.slices;
   static const int sms = current_device_facts().sms;
-  const long grid = tiles < sms ? tiles : sms;
+  const long grid = units < sms ? units : sms;
   using Out = typename Epi::out_type;
   const bool pair_stores = op.n % 2 == 0 && epi.ldo % 2 == 0 &&
                            reinterpret_cast<std::uintptr_t>(epi.out) % (2 * sizeof(Out)) == 0;
   kernel<<<static_cast<unsigned>(grid), P::threads, P::smem_bytes, stream>>>(ta, tb, op.m, op.n, op.k, epi,
-                                                                              pair_stores);
+                                                                              pair_stores, split);
   CTMATCH_CUDA_CHECK_LAUNCH();
 }
 
-/// Run-time dispatch over the instantiated set: launches the instantiation equal to `c`.
+/// Run-time dispatch over the instantiated set: launches the instantiation of `c`'s kernel
+/// (tune::kernel_config) with c's split of K.
 template <const auto& Configs, class In, class Epi>
 void launch_wgmma(tune::GemmConfig c, const MmOperands<In>& op, const Epi& epi, cudaStream_t stream) {
+  const tune::GemmConfig kernel = tune::kernel_config(c);
   const bool launched = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return ((Configs[I] == c ? (launch_wgmma<Configs[I], In, Epi>(op, epi, stream), true) : false) || ...);
+    return ((Configs[I] == kernel ? (launch_wgmma<Configs[I], In, Epi>(op, epi, stream, c.split_k), true) : false) || ...);
   }(std::make_index_sequence<Configs.size()>{});
   if (!launched) throw Error("cuda::mm_wgmma: config " + to_string(c) + " is not in the instantiated set");
 }

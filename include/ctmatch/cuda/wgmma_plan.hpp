@@ -13,8 +13,12 @@
 //   block_k: a multiple of 64, each 64 columns one 128-byte swizzled TMA box of A.
 //   block_n: 64..256 in steps of 64, each 64 columns one 128-byte swizzled TMA box of B (read
 //   by wgmma as an N-major operand, the transpose bit of 16-bit types).
+//   split_k: K in that many slices, one work unit each; every slice stores its fp32 partial
+//   tile and the block finishing a tile's last slice sums them and runs the epilogue
+//   (wgmma_split_k says when a problem gets a split).
 #include <cstdint>
 
+#include "../tune/device_facts.hpp"
 #include "../tune/gemm_config.hpp"
 #include "mma_sync_plan.hpp"  // sm90_max_smem_per_block
 
@@ -27,6 +31,10 @@ inline constexpr int wgmma_swizzle_elems = 64;
 inline constexpr int wgmma_max_acc_regs = 128;
 /// Alignment slack for the 1024-byte aligned stage buffers (128-byte swizzle atoms).
 inline constexpr int wgmma_smem_align = 1024;
+/// Past the barriers: the ticket a split's arrival draws, shared by the consumer warpgroups.
+inline constexpr int wgmma_ticket_bytes = 16;
+/// The most slices K is split into: beyond it the partial tiles' traffic outgrows the gain.
+inline constexpr int wgmma_max_split_k = 16;
 
 struct WgmmaPlan {
   bool ok = false;
@@ -55,6 +63,7 @@ constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
   if (c.num_warps != 4 && c.num_warps != 8)
     return refuse("num_warps must be 4 or 8 (one or two consumer warpgroups)");
   if (c.group_m < 1) return refuse("group_m must be at least 1");
+  if (c.split_k < 1 || c.split_k > wgmma_max_split_k) return refuse("split_k must be in [1, 16]");
   p.consumers = c.num_warps / 4;
   if (c.block_m / p.consumers < 64) p.consumers = c.block_m / 64;
   if (c.block_m % (p.consumers * 64)) return refuse("block_m does not split into m64 atoms per warpgroup");
@@ -65,7 +74,7 @@ constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
   if (p.acc_regs > wgmma_max_acc_regs)
     return refuse("a consumer warpgroup's tile needs more than 128 accumulator registers");
   const long stage = (static_cast<long>(c.block_m) * c.block_k + static_cast<long>(c.block_k) * c.block_n) * elem_bytes;
-  const long smem = stage * c.num_stages + wgmma_smem_align + 2L * 8 * c.num_stages;
+  const long smem = stage * c.num_stages + wgmma_smem_align + 2L * 8 * c.num_stages + wgmma_ticket_bytes;
   p.stage_bytes = static_cast<int>(stage);
   p.smem_bytes = static_cast<int>(smem);
   if (smem > max_smem) return refuse("shared memory of all stages exceeds the per-block limit");
@@ -76,6 +85,41 @@ constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
 
 constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
   return wgmma_plan(c, elem_bytes).ok;
+}
+
+/// How many slices to split K into for config c (split_k 1) on an m x n x k problem, on a GPU
+/// of `sms` multiprocessors; 1 for no split. A persistent grid of fewer tiles than
+/// multiprocessors leaves the rest idle (64 x 4096 x 4096 in 64 x 128 tiles: 32 of 132 busy):
+/// splitting K makes tiles x slices units, as many whole waves of units as fit (at least two
+/// slices), while every slice keeps at least wgmma_min_split_k_blocks k-blocks to pipeline.
+/// The autotuner decides whether the split pays: the heuristic offers it beside the config.
+inline constexpr int wgmma_min_split_k_blocks = 4;
+constexpr int wgmma_split_k(tune::GemmConfig c, std::int64_t m, std::int64_t n, std::int64_t k,
+                            int sms = tune::sm90_sm_count) {
+  if (c.block_m <= 0 || c.block_n <= 0 || c.block_k <= 0 || m < 1 || n < 1 || k < 1) return 1;
+  const std::int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
+  const std::int64_t k_blocks = (k + c.block_k - 1) / c.block_k;
+  if (tiles >= sms) return 1;
+  std::int64_t split = sms / tiles < 2 ? 2 : sms / tiles;
+  if (split > k_blocks / wgmma_min_split_k_blocks) split = k_blocks / wgmma_min_split_k_blocks;
+  if (split > wgmma_max_split_k) split = wgmma_max_split_k;
+  return split < 2 ? 1 : static_cast<int>(split);
+}
+
+/// The slices a launch of config c really runs for k: each of ceil(k_blocks / split_k) k-blocks
+/// (`k_blocks_per_slice`), so that no slice is empty (`slices` <= split_k).
+struct WgmmaSlices {
+  int slices = 1;
+  int k_blocks_per_slice = 0;
+};
+constexpr WgmmaSlices wgmma_slices(tune::GemmConfig c, std::int64_t k) {
+  const int k_blocks = c.block_k > 0 && k > 0 ? static_cast<int>((k + c.block_k - 1) / c.block_k) : 0;
+  if (k_blocks == 0) return {};
+  const int split = c.split_k < 1 ? 1 : (c.split_k > k_blocks ? k_blocks : c.split_k);
+  WgmmaSlices s;
+  s.k_blocks_per_slice = (k_blocks + split - 1) / split;
+  s.slices = (k_blocks + s.k_blocks_per_slice - 1) / s.k_blocks_per_slice;
+  return s;
 }
 
 /// Why TMA cannot describe these row-major operands (A m x k with row stride lda, B k x n with

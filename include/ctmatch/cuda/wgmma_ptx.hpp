@@ -94,6 +94,12 @@ __device__ inline void fence_accumulators(float (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/// bar.sync on named barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple
+/// of 32): a barrier of some warpgroups that the others never wait on.
+__device__ inline void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 template <int Regs>
 __device__ inline void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));

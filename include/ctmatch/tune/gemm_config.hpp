@@ -1,7 +1,10 @@
 #pragma once
 // GemmConfig: one GEMM tiling, as Inductor's mm configs name it (BLOCK_M, BLOCK_N, BLOCK_K,
-// num_stages, num_warps, GROUP_M). A structural type, so that a config can be a template
-// argument: every config the constexpr generator produces instantiates a kernel template.
+// num_stages, num_warps, GROUP_M), plus how many slices K is split into (SPLIT_K, 1 in every
+// list Inductor's generator makes). A structural type, so that a config can be a template
+// argument: every config the constexpr generator produces instantiates a kernel template. The
+// split is a launch parameter of one kernel, not a kernel of its own: `kernel_config` is the
+// config a kernel is instantiated for.
 #include <compare>
 
 namespace ctmatch::tune {
@@ -13,8 +16,15 @@ struct GemmConfig {
   int num_stages = 0;
   int num_warps = 0;
   int group_m = 8;
+  int split_k = 1;  // K in this many slices, each a block's work, summed before the epilogue
   friend constexpr bool operator==(const GemmConfig&, const GemmConfig&) = default;
   friend constexpr auto operator<=>(const GemmConfig&, const GemmConfig&) = default;
 };
+
+/// The instantiated kernel that runs config c: the same tiling, K not split.
+constexpr GemmConfig kernel_config(GemmConfig c) {
+  c.split_k = 1;
+  return c;
+}
 
 }  // namespace ctmatch::tune
