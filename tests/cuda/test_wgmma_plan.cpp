@@ -126,8 +126,11 @@ TEST_CASE("wgmma_split_k: K is split where the tiles leave multiprocessors idle"
   // 64 x 4096 in 64 x 128 tiles: 32 tiles on 132 multiprocessors -> 4 slices of 16 k-blocks
   CHECK(wgmma_split_k(skinny, 64, 4096, 4096) == 4);
   CHECK(wgmma_split_k(skinny, 64, 4096, 4096, 64) == 2);  // a GPU of 64 multiprocessors
-  // 1024 x 4096 in 128 x 256 tiles: 128 tiles, one short wave -> two slices
-  CHECK(wgmma_split_k(large, 1024, 4096, 1024) == 2);
+  // more than half as many tiles as multiprocessors: no split (1024 x 4096 in 128 x 256
+  // tiles: 128 tiles; 66 tiles on 132; 67 tiles on 132)
+  CHECK(wgmma_split_k(large, 1024, 4096, 1024) == 1);
+  CHECK(wgmma_split_k(large, 128 * 66, 256, 4096) == 2);
+  CHECK(wgmma_split_k(large, 128 * 67, 256, 4096) == 1);
   // enough tiles: no split
   CHECK(wgmma_split_k(large, 4096, 4096, 4096) == 1);
   CHECK(wgmma_split_k(skinny, 64, 4096 * 5, 4096) == 1);

@@ -88,19 +88,21 @@ constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
 }
 
 /// How many slices to split K into for config c (split_k 1) on an m x n x k problem, on a GPU
-/// of `sms` multiprocessors; 1 for no split. A persistent grid of fewer tiles than
-/// multiprocessors leaves the rest idle (64 x 4096 x 4096 in 64 x 128 tiles: 32 of 132 busy):
-/// splitting K makes tiles x slices units, as many whole waves of units as fit (at least two
-/// slices), while every slice keeps at least wgmma_min_split_k_blocks k-blocks to pipeline.
-/// The autotuner decides whether the split pays: the heuristic offers it beside the config.
+/// of `sms` multiprocessors; 1 for no split. A persistent grid of at most half as many tiles
+/// as multiprocessors leaves most idle (64 x 4096 x 4096 in 64 x 128 tiles: 32 of 132 busy):
+/// splitting K makes tiles x slices units, one wave of them, while every slice keeps at least
+/// wgmma_min_split_k_blocks k-blocks to pipeline. With more tiles the partial tiles' traffic
+/// costs more than the idle multiprocessors (H100, 1024 x 4096 x 1024 in 128 tiles of
+/// 128 x 256: 0.025 ms whole, 0.044 ms in two slices). The autotuner decides whether the split
+/// pays: the heuristic offers it beside the config.
 inline constexpr int wgmma_min_split_k_blocks = 4;
 constexpr int wgmma_split_k(tune::GemmConfig c, std::int64_t m, std::int64_t n, std::int64_t k,
                             int sms = tune::sm90_sm_count) {
   if (c.block_m <= 0 || c.block_n <= 0 || c.block_k <= 0 || m < 1 || n < 1 || k < 1) return 1;
   const std::int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
   const std::int64_t k_blocks = (k + c.block_k - 1) / c.block_k;
-  if (tiles >= sms) return 1;
-  std::int64_t split = sms / tiles < 2 ? 2 : sms / tiles;
+  if (2 * tiles > sms) return 1;
+  std::int64_t split = sms / tiles;
   if (split > k_blocks / wgmma_min_split_k_blocks) split = k_blocks / wgmma_min_split_k_blocks;
   if (split > wgmma_max_split_k) split = wgmma_max_split_k;
   return split < 2 ? 1 : static_cast<int>(split);
