@@ -64,11 +64,12 @@ inline constexpr int wgmma_consumer_regs = 232;
 template <int BM_, int BN_, int BK_, int S_, int W_, int G_, class In, class Epi>
 __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_}>::threads, 1)
     wgmma_mm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                    int m, int n, int k, Epi epi, bool pair_stores, WgmmaSplit split) {
+                    int m, int n, int k, Epi epi, bool pair_stores, bool row_chunk_stores, WgmmaSplit split) {
   constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_};
   using P = WgmmaShape<C>;
   static_assert(P::ok, "this GemmConfig is not supported by the wgmma template");
   static_assert(is_mma_input_v<In>, "wgmma template takes bf16 or f16 operands");
+  static_assert(C.block_n % 32 == 0, "the epilogue stores 32-column groups");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int BM = C.block_m, BN = C.block_n, BK = C.block_k, S = C.num_stages;
   constexpr int SW = wgmma_swizzle_elems;        // 64 elements = one 128-byte row
@@ -230,22 +231,33 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       }
 
       // Epilogue from the m64nBN fragments: per 8 columns j, registers 4j..4j+3 hold rows
-      // lane/4 (+8) and columns 2*(lane%4) + {0, 1} of the warp's 16 rows.
+      // lane/4 (+8) and columns 2*(lane%4) + {0, 1} of the warp's 16 rows. Two-byte outputs
+      // go out in 16-byte row chunks (store_row_chunks) where 32 columns lie inside the
+      // problem and the rows are aligned for them; the rest pair by pair, masked.
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a) {
         const int row = m0 + cw * P::wg_tile_m + a * 64 + warp * 16 + lane / 4;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const int col = n0 + j * 8 + (lane % 4) * 2;
-          store_pair(epi, row, col, acc[a][4 * j], acc[a][4 * j + 1], m, n, pair_stores);
-          store_pair(epi, row + 8, col, acc[a][4 * j + 2], acc[a][4 * j + 3], m, n, pair_stores);
+        for (int g = 0; g < BN / 32; ++g) {
+          if constexpr (sizeof(typename Epi::out_type) == 2) {
+            if (row_chunk_stores && n0 + 32 * g + 32 <= n) {  // the same for the whole warp
+              store_row_chunks(epi, row, n0 + 32 * g, &acc[a][16 * g], m, lane);
+              continue;
+            }
+          }
+#pragma unroll
+          for (int j = 4 * g; j < 4 * g + 4; ++j) {
+            const int col = n0 + j * 8 + (lane % 4) * 2;
+            store_pair(epi, row, col, acc[a][4 * j], acc[a][4 * j + 1], m, n, pair_stores);
+            store_pair(epi, row + 8, col, acc[a][4 * j + 2], acc[a][4 * j + 3], m, n, pair_stores);
+          }
         }
       }
     }
   }
 #else
   // Built for a target without wgmma/setmaxnreg (not sm_90a): the launcher refuses such devices.
-  (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores; (void)split;
+  (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores; (void)row_chunk_stores; (void)split;
   __trap();
 #endif
 }

@@ -80,8 +80,11 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   using Out = typename Epi::out_type;
   const bool pair_stores = op.n % 2 == 0 && epi.ldo % 2 == 0 &&
                            reinterpret_cast<std::uintptr_t>(epi.out) % (2 * sizeof(Out)) == 0;
+  // 16-byte row chunks of 2-byte outputs: rows and the output 16-byte aligned
+  const bool row_chunk_stores = sizeof(Out) == 2 && op.n % 8 == 0 && epi.ldo % 8 == 0 &&
+                                reinterpret_cast<std::uintptr_t>(epi.out) % 16 == 0;
   kernel<<<static_cast<unsigned>(grid), P::threads, P::smem_bytes, stream>>>(ta, tb, op.m, op.n, op.k, epi,
-                                                                              pair_stores, split);
+                                                                              pair_stores, row_chunk_stores, split);
   CTMATCH_CUDA_CHECK_LAUNCH();
 }
 
