@@ -14,8 +14,7 @@
 //     consumers store the fp32 accumulators to the unit's partial tile, then draw a ticket for
 //     the tile; the unit drawing the last one sums the slices' partials in slice order (the
 //     same bits whichever finishes last), resets the ticket for the next launch and runs the
-//     epilogue. Nothing waits on another
-//     block, so any number of units per block is safe.
+//     epilogue. No block waits on another, so any number of units per block is safe.
 // Any M, N, K: TMA zero-fills loads past the edges, and the epilogue masks the stores. The
 // operands' layouts are checked by the launcher (wgmma_operand_refusal), never here.
 #include <cuda.h>
