@@ -29,26 +29,24 @@ inline SplitKScratch split_k_scratch(cudaStream_t stream, std::size_t partial_fl
     std::size_t partial_floats = 0, tickets = 0;
   };
   static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, Held>* held = new std::map<std::pair<int, cudaStream_t>, Held>();
+  static auto* held = new std::map<std::pair<int, cudaStream_t>, Held>();  // never destroyed: CUDA may be gone at exit
   int device = 0;
   CTMATCH_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(mutex);
   Held& h = (*held)[{device, stream}];
-  if (h.partial_floats < partial_floats) {
-    if (h.scratch.partials) CTMATCH_CUDA_CHECK(cudaFreeAsync(h.scratch.partials, stream));
-    h.scratch.partials = nullptr;
-    h.partial_floats = 0;
-    CTMATCH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&h.scratch.partials), partial_floats * sizeof(float), stream));
-    h.partial_floats = partial_floats;
-  }
-  if (h.tickets < tickets) {
-    if (h.scratch.tickets) CTMATCH_CUDA_CHECK(cudaFreeAsync(h.scratch.tickets, stream));
-    h.scratch.tickets = nullptr;
-    h.tickets = 0;
-    CTMATCH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&h.scratch.tickets), tickets * sizeof(unsigned), stream));
+  // Replaces `buffer` (holding `have` elements) by one of `need`, freed and allocated in stream order.
+  auto grow = [&](auto*& buffer, std::size_t& have, std::size_t need) {
+    if (have >= need) return false;
+    if (buffer) CTMATCH_CUDA_CHECK(cudaFreeAsync(buffer, stream));
+    buffer = nullptr;
+    have = 0;
+    CTMATCH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&buffer), need * sizeof(*buffer), stream));
+    have = need;
+    return true;
+  };
+  grow(h.scratch.partials, h.partial_floats, partial_floats);
+  if (grow(h.scratch.tickets, h.tickets, tickets))
     CTMATCH_CUDA_CHECK(cudaMemsetAsync(h.scratch.tickets, 0, tickets * sizeof(unsigned), stream));
-    h.tickets = tickets;
-  }
   return h.scratch;
 }
 
