@@ -86,9 +86,9 @@ class WgmmaFiltered : public Base {
     for (tune::GemmConfig c : this->configs_for(ctx)) {
       if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') continue;
       out.push_back(tune::to_kwargs(c));
+      // The same kernel and operands: only the split differs, within the plan's bound.
       c.split_k = wgmma_split_k(c, in.m(), in.n(), in.k());
-      if (c.split_k > 1 && *cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) == '\0')
-        out.push_back(tune::to_kwargs(c));
+      if (c.split_k > 1) out.push_back(tune::to_kwargs(c));
     }
     return out;
   }

@@ -52,6 +52,9 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   static_assert(P::ok, "config refused by wgmma_plan: the launcher never instantiates it");
   if (auto why = wgmma_refusal(op); !why.empty())
     throw Error("cuda::mm_wgmma " + to_string(C) + ": " + why);
+  tune::GemmConfig split_config = C;
+  split_config.split_k = split_k;
+  if (const WgmmaPlan p = wgmma_plan(split_config); !p.ok) throw Error("cuda::mm_wgmma " + to_string(split_config) + ": " + p.why);
   auto kernel = &wgmma_mm_kernel<C.block_m, C.block_n, C.block_k, C.num_stages, C.num_warps, C.group_m, In, Epi>;
   static std::once_flag attr_once;  // per instantiation; the attribute is per function
   std::call_once(attr_once, [&] {
@@ -62,9 +65,6 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   });
   const CUtensorMap ta = make_tensor_map_sw128(op.a, op.m, op.k, op.lda, C.block_m);
   const CUtensorMap tb = make_tensor_map_sw128(op.b, op.k, op.n, op.ldb, C.block_k);
-  tune::GemmConfig split_config = C;
-  split_config.split_k = split_k;
-  if (const WgmmaPlan p = wgmma_plan(split_config); !p.ok) throw Error("cuda::mm_wgmma " + to_string(split_config) + ": " + p.why);
   const long tiles = static_cast<long>((op.m + C.block_m - 1) / C.block_m) * ((op.n + C.block_n - 1) / C.block_n);
   const WgmmaSlices slices = wgmma_slices(split_config, op.k);
   WgmmaSplit split{slices.slices, slices.k_blocks_per_slice, nullptr, nullptr};
