@@ -45,12 +45,12 @@ constexpr auto bench_list = [] {
   return out;
 }();
 constexpr auto bench_configs = ctmatch::tune::to_array<bench_list.size()>(bench_list);
-// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list).
+// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list, with the ping-pong twins).
 constexpr auto bench_wlist = [] {
-  ctmatch::tune::ConfigList<64> out;
+  ctmatch::tune::ConfigList<128> out;
   for (const Shape& s : shapes)
-    for (const GemmConfig& c :
-         ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs))
+    for (const GemmConfig& c : ctmatch::tune::with_pingpong_twins(
+             ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs)))
       if (wgmma_supported(c) && !out.contains(c)) out.push_back(c);
   return out;
 }();

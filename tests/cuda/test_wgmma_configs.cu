@@ -5,7 +5,8 @@
 // Operands TMA cannot describe (row strides not a multiple of 16 bytes, unaligned base) are
 // refused with an error and leave the output untouched. K split into slices: every config with
 // 2, 3 and 4 slices (uneven slices, more units than multiprocessors, the tickets left ready
-// for the next launch, the same bits on every launch). Split into CTMATCH_SHARDS executables
+// for the next launch, the same bits on every launch); a ping-pong config refuses a split.
+// Split into CTMATCH_SHARDS executables
 // like test_mm_configs; this one checks the configs with index % SHARDS == SHARD.
 #include <doctest/doctest.h>
 
@@ -33,9 +34,10 @@ namespace {
 // Edge tiles in every dimension with K and N multiples of 8 (TMA row strides); N = 45 read
 // through a padded row stride of 48; row strides wider than the rows; K smaller than one
 // k-block; a long K loop (the stage ring wraps); more tiles than multiprocessors (each
-// persistent block takes several, and the pipeline's phases carry over between tiles).
-constexpr Shape shapes[] = {{67, 48, 40},        {130, 96, 200},  {67, 45, 40, 40, 48},
-                            {77, 136, 72, 88, 144}, {256, 256, 1000}, {2200, 2104, 64}};
+// persistent block takes several, and the pipeline's phases carry over between tiles), with
+// one k-block and with several (ping-pong consumers skip each other's k-blocks in the ring).
+constexpr Shape shapes[] = {{67, 48, 40},         {130, 96, 200},   {67, 45, 40, 40, 48}, {77, 136, 72, 88, 144},
+                            {256, 256, 1000}, {2200, 2104, 64}, {1600, 1544, 328}};
 
 /// Config C of cuda::mm_wgmma on shape s: gemm_check.hpp's check_config with this template's launcher.
 template <class In, GemmConfig C>
@@ -81,9 +83,16 @@ void check_index() {
     for (const Shape& s : shapes) check_wgmma<bf16, C>(s);
     check_wgmma<f16, C>(shapes[0]);
     check_wgmma<f16, C>(shapes[3]);
-    for (const Shape& s : split_shapes)
-      for (int split : {2, 3, 4}) check_wgmma_split<bf16, C>(s, split);
-    check_wgmma_split<f16, C>(split_shapes[1], 3);
+    if constexpr (!C.pingpong) {
+      for (const Shape& s : split_shapes)
+        for (int split : {2, 3, 4}) check_wgmma_split<bf16, C>(s, split);
+      check_wgmma_split<f16, C>(split_shapes[1], 3);
+    } else {
+      Problem<bf16> p(256, 256, 1000);
+      DeviceBuffer<bf16> out(256 * 256);
+      auto split_launch = [&] { launch_wgmma<wgmma_configs[I], bf16>(p.operands(), epilogue::Identity<bf16>{out.ptr, 256}, nullptr, 2); };
+      CHECK_THROWS_WITH_AS(split_launch(), doctest::Contains("pingpong does not split K"), Error);
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // The host side of cuda::mm_wgmma, which needs no GPU and runs in CI: how the plan maps a
 // config onto warpgroups, what it accepts and refuses (tile shapes, shared memory,
-// accumulators, warps), which operand layouts TMA can describe, the instantiated sets, and
-// when K is split (which problems, into how many slices, what the heuristic offers).
+// accumulators, warps), which operand layouts TMA can describe, the instantiated sets, when K
+// is split (which problems, into how many slices, what the heuristic offers), and the
+// ping-pong schedule (what it accepts, its twins in the sets and among the offered configs).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -89,8 +90,70 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
   for (const GemmConfig& c : wgmma_reduced_configs) CHECK(in_config_set<wgmma_full_configs>(c));
   // Scaled to small problems, the list reaches configs the template refuses (block_k 32):
   // those are left out of the full set, so the heuristic must drop them (cuda_mm_wgmma_refusal does).
-  CHECK(wgmma_full_count < ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs).size());
-  CHECK(wgmma_full_count == 32);
+  const auto reachable = ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs);
+  CHECK(wgmma_full_count < ctmatch::tune::with_pingpong_twins(reachable).size());
+  // 32 cooperative configs, and the ping-pong twins of those of two warpgroups whose whole
+  // tile fits a warpgroup's 128 accumulators.
+  int pingpong = 0;
+  for (std::size_t i = 0; i < wgmma_full_count; ++i) {
+    const GemmConfig& c = wgmma_full_configs[i];
+    if (i > 0) CHECK(ctmatch::tune::sort_key(wgmma_full_configs[i - 1]) < ctmatch::tune::sort_key(c));  // sorted, unique
+    if (!c.pingpong) continue;
+    ++pingpong;
+    CHECK(c.block_m * c.block_n <= 128 * 128);
+    GemmConfig cooperative = c;
+    cooperative.pingpong = false;
+    CHECK(in_config_set<wgmma_full_configs>(cooperative));
+  }
+  CHECK(wgmma_full_count - pingpong == 32);
+  CHECK(pingpong == 18);
+}
+
+TEST_CASE("pingpong: each of two consumer warpgroups takes a whole tile; the plan says what it cannot run") {
+  const auto p = wgmma_plan({128, 128, 64, 5, 8, 8, 1, true});
+  REQUIRE(p.ok);
+  CHECK(p.pingpong);
+  CHECK(p.consumers == 2);
+  CHECK(p.wg_tile_m == 128);  // the whole tile, not half of it
+  CHECK(p.m_atoms == 2);
+  CHECK(p.acc_regs == 128);
+  CHECK(p.threads == 384);
+  CHECK(p.smem_bytes == wgmma_plan({128, 128, 64, 5, 8, 8}).smem_bytes + wgmma_turn_bytes);  // the same pipeline
+  const auto q = wgmma_plan({64, 256, 64, 3, 8, 8, 1, true});  // block_m 64: still two consumers
+  REQUIRE(q.ok);
+  CHECK(q.consumers == 2);
+  CHECK(q.m_atoms == 1);
+
+  CHECK(says(wgmma_plan({128, 256, 64, 3, 8, 8, 1, true}).why, "128 accumulator"));
+  CHECK(says(wgmma_plan({128, 128, 64, 5, 4, 8, 1, true}).why, "num_warps 8"));
+  CHECK(says(wgmma_plan({128, 128, 64, 5, 8, 8, 2, true}).why, "pingpong does not split K"));
+  CHECK(wgmma_split_k({128, 128, 64, 5, 8, 8, 1, true}, 64, 4096, 4096) == 1);  // never offered a split
+  CHECK(says(mma_sync_plan({64, 64, 32, 2, 4, 8, 1, true}).why, "ping-pong"));
+
+  // A kernel of its own (in the set apart from its cooperative twin), spelled PINGPONG only when set.
+  const GemmConfig pp{128, 128, 64, 5, 8, 8, 1, true};
+  CHECK(ctmatch::tune::kernel_config(pp) == pp);
+  CHECK(ctmatch::tune::sort_key(pp) == ctmatch::tune::sort_key({128, 128, 64, 5, 8, 8}) + 1);
+  const auto k = ctmatch::tune::to_kwargs(pp);
+  CHECK(k.find("PINGPONG") != nullptr);
+  CHECK(ctmatch::tune::gemm_config_of(k) == pp);
+  CHECK_FALSE(ctmatch::tune::to_kwargs({128, 128, 64, 5, 8, 8}).contains("PINGPONG"));
+  auto bad = k;
+  bad.set("PINGPONG", 1);
+  CHECK_FALSE(ctmatch::tune::gemm_config_of(bad).has_value());  // a bool, not an int
+
+  // The generator: each config of two warpgroups followed by its twin, others alone.
+  ctmatch::tune::ConfigList<3> list;
+  list.push_back({64, 128, 64, 4, 4, 8});
+  list.push_back({128, 128, 64, 4, 8, 8});
+  list.push_back({128, 256, 64, 3, 8, 8});
+  const auto twins = ctmatch::tune::with_pingpong_twins(list);
+  REQUIRE(twins.size() == 5);
+  CHECK(twins[0] == list[0]);
+  CHECK(twins[1] == list[1]);
+  CHECK(twins[2] == GemmConfig{128, 128, 64, 4, 8, 8, 1, true});
+  CHECK(twins[3] == list[2]);
+  CHECK(twins[4] == GemmConfig{128, 256, 64, 3, 8, 8, 1, true});  // the plan refuses it, not the generator
 }
 
 // The refusals every CUDA choice goes through (heuristics, templates, launch dispatch): the
@@ -183,7 +246,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   CHECK(says(mma_sync_plan(m).why, "split"));
 }
 
-TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split right after the config") {
+TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its ping-pong twin, right after the config") {
   using namespace ctmatch::tune;
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> wgmma;
   TuneOptions o;
@@ -205,5 +268,20 @@ TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split right after
     CHECK(skinny[i].split_k == wgmma_split_k(skinny[i - 1], 64, 4096, 4096));
   }
   CHECK(split > 0);
-  for (const auto& c : configs(4096, 4096, 4096)) CHECK(c.split_k == 1);
+  // Large problems: no split; each config whose ping-pong twin this build runs, then the twin.
+  const auto large = configs(4096, 4096, 4096);
+  int twins = 0;
+  for (std::size_t i = 0; i < large.size(); ++i) {
+    CHECK(large[i].split_k == 1);
+    if (!large[i].pingpong) continue;
+    ++twins;
+    REQUIRE(i > 0);
+    GemmConfig cooperative = large[i];
+    cooperative.pingpong = false;
+    CHECK(large[i - 1] == cooperative);
+    CHECK(cuda_mm_wgmma_runnable(large[i]));
+  }
+  int runnable_twins = 0;
+  for (const GemmConfig& c : wgmma_configs) runnable_twins += c.pingpong ? 1 : 0;
+  CHECK(twins >= (runnable_twins > 0 ? 1 : 0));
 }

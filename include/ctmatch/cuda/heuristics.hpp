@@ -73,8 +73,9 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
 /// minus the configs the wgmma template cannot run or this build did not instantiate, and
 /// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
 /// not row-major) or other dtypes than bf16 and f16. Where a config's tiles leave
-/// multiprocessors idle, the same config with K split (wgmma_split_k) follows it: the
-/// autotuner measures both.
+/// multiprocessors idle, the same config with K split (wgmma_split_k) follows it, and where
+/// this build runs its ping-pong twin (GemmConfig::pingpong), the twin follows: the autotuner
+/// measures them all.
 template <class Base>
 class WgmmaFiltered : public Base {
  protected:
@@ -83,12 +84,17 @@ class WgmmaFiltered : public Base {
     const auto& in = ctx.inputs;
     if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
     const Strides2d a{in.mat1().strides[0], in.mat1().strides[1]}, b{in.mat2().strides[0], in.mat2().strides[1]};
-    for (tune::GemmConfig c : this->configs_for(ctx)) {
+    for (const tune::GemmConfig& c : this->configs_for(ctx)) {
       if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') continue;
       out.push_back(tune::to_kwargs(c));
       // The same kernel and operands: only the split differs, within the plan's bound.
-      c.split_k = wgmma_split_k(c, in.m(), in.n(), in.k());
-      if (c.split_k > 1) out.push_back(tune::to_kwargs(c));
+      tune::GemmConfig split = c;
+      split.split_k = wgmma_split_k(c, in.m(), in.n(), in.k());
+      if (split.split_k > 1) out.push_back(tune::to_kwargs(split));
+      tune::GemmConfig twin = c;
+      twin.pingpong = true;
+      if (!c.pingpong && *cuda_mm_wgmma_refusal(twin, in.m(), in.n(), in.k(), a, b) == '\0')
+        out.push_back(tune::to_kwargs(twin));
     }
     return out;
   }

@@ -10,6 +10,13 @@
 //     producer (`empty`) once its wgmmas have retired (wait_group 1 keeps one group in flight).
 //   - Then the consumers run the epilogue from registers (masked stores), while the producer
 //     is already loading the next tile's stages: the persistent loop overlaps them.
+//   - Ping-pong (plan.pingpong): the two consumers take alternate work units of the block,
+//     each a whole tile; a consumer skips the other's k-blocks in the stage ring, and each
+//     stage is released by the one warpgroup that read it. A consumer starts a unit's mainloop
+//     only when the other has waited for every stage of the unit before (the `turn`
+//     barriers): a stage's `full` barrier is waited on by phase parity, which cannot tell
+//     phase q from q - 2, so no consumer may wait more than one phase ahead of the barrier.
+//     The turns also order the MMAs: one consumer's epilogue runs under the other's mainloop.
 //   - With K split (WgmmaSplit, slices > 1) a work unit is one slice of K of one tile. Its
 //     consumers store the fp32 accumulators to the unit's partial tile, then draw a ticket for
 //     the tile; the unit drawing the last one sums the slices' partials in slice order (the
@@ -40,6 +47,7 @@ struct WgmmaShape {
   static constexpr int threads = plan.threads;
   static constexpr int stage_bytes = plan.stage_bytes;
   static constexpr int smem_bytes = plan.smem_bytes;
+  static constexpr bool pingpong = plan.pingpong;
 };
 
 /// How a launch splits K (wgmma_slices): `slices` units per tile, each of k_blocks_per_slice
@@ -58,13 +66,13 @@ struct WgmmaSplit {
 inline constexpr int wgmma_producer_regs = 40;
 inline constexpr int wgmma_consumer_regs = 232;
 
-/// The config spelled as six integers, as for mma_sync_mm_kernel (nvcc's host stubs cannot
-/// name a class-type template argument).
-template <int BM_, int BN_, int BK_, int S_, int W_, int G_, class In, class Epi>
-__global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_}>::threads, 1)
+/// The instantiated config (tune::kernel_config) spelled as integers, as for mma_sync_mm_kernel
+/// (nvcc's host stubs cannot name a class-type template argument).
+template <int BM_, int BN_, int BK_, int S_, int W_, int G_, int PP_, class In, class Epi>
+__global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0}>::threads, 1)
     wgmma_mm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                     int m, int n, int k, Epi epi, bool pair_stores, bool row_chunk_stores, WgmmaSplit split) {
-  constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_};
+  constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0};
   using P = WgmmaShape<C>;
   static_assert(P::ok, "this GemmConfig is not supported by the wgmma template");
   static_assert(is_mma_input_v<In>, "wgmma template takes bf16 or f16 operands");
@@ -85,6 +93,9 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   auto* full = reinterpret_cast<std::uint64_t*>(smem + S * STAGE_BYTES);
   std::uint64_t* empty = full + S;
   auto* ticket = reinterpret_cast<unsigned*>(empty + S);  // the consumers' drawn ticket
+  // ping-pong: turn[c] completes a phase each time the other consumer has waited for all of
+  // its unit's stages, letting consumer c start its next unit (after the ticket's 16 bytes)
+  auto* turn = reinterpret_cast<std::uint64_t*>(smem + S * STAGE_BYTES + 2 * 8 * S + wgmma_ticket_bytes);
   auto stage_a = [&](int s) { return smem + s * STAGE_BYTES; };
   auto stage_b = [&](int s) { return smem + s * STAGE_BYTES + A_STAGE_BYTES; };
 
@@ -95,7 +106,11 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       sm90::mbar_init(&full[s], 1);                       // the producer's expect_tx arrival
-      sm90::mbar_init(&empty[s], P::consumers * 4);       // one arrival per consumer warp
+      sm90::mbar_init(&empty[s], (P::pingpong ? 1 : P::consumers) * 4);  // per warp reading it
+    }
+    if constexpr (P::pingpong) {
+      sm90::mbar_init(&turn[0], 1);
+      sm90::mbar_init(&turn[1], 1);
     }
     sm90::mbar_init_fence();
   }
@@ -137,9 +152,18 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     sm90::setmaxnreg_inc<wgmma_consumer_regs>();
     const int cw = wg - 1;                      // consumer index
     const int t = tid % 128, warp = t / 32, lane = t % 32;
+    const int wg_row0 = P::pingpong ? 0 : cw * P::wg_tile_m;  // this consumer's first row of a tile
     float acc[P::m_atoms][BN / 2];
-    int it = 0;
-    for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+    // The block's units in the producer's order; ping-pong consumer cw takes every other one,
+    // from its cw-th, and counts the other's k-blocks (no split: k_blocks each) in `it` unread.
+    const int grid = static_cast<int>(gridDim.x);
+    int it = P::pingpong ? cw * k_blocks : 0;
+    int turns = 0;  // ping-pong: units this consumer has run
+    for (int u = static_cast<int>(blockIdx.x) + (P::pingpong ? cw * grid : 0); u < units;
+         u += P::pingpong ? 2 * grid : grid, it += P::pingpong ? k_blocks : 0, ++turns) {
+      // Consumer 0's j-th unit follows consumer 1's (j-1)-th (turn[0] phase j-1), consumer 1's
+      // j-th follows consumer 0's j-th (turn[1] phase j).
+      if (P::pingpong && (cw == 1 || turns > 0)) sm90::mbar_wait(&turn[cw], (turns - (cw == 0 ? 1 : 0)) & 1);
       const int tile = u / split.slices;
       const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
 #pragma unroll
@@ -152,7 +176,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       for (int kb = kb_begin; kb < kb_end; ++kb, ++it) {
         const int s = it % S;
         sm90::mbar_wait(&full[s], (it / S) & 1);
-        const std::uint32_t a_base = sm90::smem_u32(stage_a(s)) + cw * P::wg_tile_m * SW * 2;
+        const std::uint32_t a_base = sm90::smem_u32(stage_a(s)) + wg_row0 * SW * 2;
         const std::uint32_t b_base = sm90::smem_u32(stage_b(s));
 #pragma unroll
         for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
@@ -177,12 +201,15 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
         if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
         prev_s = s;
       }
+      // This warp has waited for every stage of the unit, and warp 0 speaks for the warpgroup:
+      // each warp waits for the same phases in the same order.
+      if (P::pingpong && t == 0) sm90::mbar_arrive(&turn[1 - cw]);
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
       if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
 
-      if (split.slices > 1) {
+      if (!P::pingpong && split.slices > 1) {  // (the plan refuses pingpong with a split)
         // The unit's partial tile in fragment order: register group q (4 floats) of consumer
         // thread t at float4 index q * 128 + t of the consumer's part, so that a warpgroup's
         // stores and loads are contiguous; only this kernel reads it, with the same mapping.
@@ -235,7 +262,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       // problem and the rows are aligned for them; the rest pair by pair, masked.
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a) {
-        const int row = m0 + cw * P::wg_tile_m + a * 64 + warp * 16 + lane / 4;
+        const int row = m0 + wg_row0 + a * 64 + warp * 16 + lane / 4;
 #pragma unroll
         for (int g = 0; g < BN / 32; ++g) {
           if constexpr (sizeof(typename Epi::out_type) == 2) {

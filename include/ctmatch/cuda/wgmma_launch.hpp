@@ -55,7 +55,9 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   tune::GemmConfig split_config = C;
   split_config.split_k = split_k;
   if (const WgmmaPlan p = wgmma_plan(split_config); !p.ok) throw Error("cuda::mm_wgmma " + to_string(split_config) + ": " + p.why);
-  auto kernel = &wgmma_mm_kernel<C.block_m, C.block_n, C.block_k, C.num_stages, C.num_warps, C.group_m, In, Epi>;
+  static_assert(C == tune::kernel_config(C), "a set instantiates kernels: split_k 1");
+  auto kernel = &wgmma_mm_kernel<C.block_m, C.block_n, C.block_k, C.num_stages, C.num_warps, C.group_m,
+                                 C.pingpong ? 1 : 0, In, Epi>;
   static std::once_flag attr_once;  // per instantiation; the attribute is per function
   std::call_once(attr_once, [&] {
     if (P::smem_bytes > device_max_smem_per_block())

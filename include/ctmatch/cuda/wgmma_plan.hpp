@@ -16,6 +16,11 @@
 //   split_k: K in that many slices, one work unit each; every slice stores its fp32 partial
 //   tile and the block finishing a tile's last slice sums them and runs the epilogue
 //   (wgmma_split_k says when a problem gets a split).
+//   pingpong (num_warps 8, no split): each of the two consumer warpgroups computes whole
+//   block tiles, the two taking alternate tiles of the block's walk and their mainloops in
+//   turn, so that one's epilogue runs under the other's MMAs (a cooperative tile idles the
+//   tensor cores in its epilogue). A warpgroup then holds block_m x block_n accumulators:
+//   64 x 256 or 128 x 128.
 #include <cstdint>
 
 #include "../tune/device_facts.hpp"
@@ -33,6 +38,9 @@ inline constexpr int wgmma_max_acc_regs = 128;
 inline constexpr int wgmma_smem_align = 1024;
 /// Past the barriers: the ticket a split's arrival draws, shared by the consumer warpgroups.
 inline constexpr int wgmma_ticket_bytes = 16;
+/// Then ping-pong's two turn barriers (a consumer's mainloop starts when the other's has waited
+/// for all its stages).
+inline constexpr int wgmma_turn_bytes = 16;
 /// The most slices K is split into: beyond it the partial tiles' traffic outgrows the gain.
 inline constexpr int wgmma_max_split_k = 16;
 
@@ -46,6 +54,7 @@ struct WgmmaPlan {
   int stage_bytes = 0;  // A and B tiles of one pipeline stage
   int smem_bytes = 0;   // all stages + barriers + alignment slack
   int acc_regs = 0;     // fp32 accumulators per consumer thread
+  bool pingpong = false;  // consumers take alternate tiles (wg_tile_m == block_m)
 };
 
 constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
@@ -65,16 +74,24 @@ constexpr WgmmaPlan wgmma_plan(tune::GemmConfig c, int elem_bytes = 2,
   if (c.group_m < 1) return refuse("group_m must be at least 1");
   if (c.split_k < 1 || c.split_k > wgmma_max_split_k) return refuse("split_k must be in [1, 16]");
   p.consumers = c.num_warps / 4;
-  if (c.block_m / p.consumers < 64) p.consumers = c.block_m / 64;
-  if (c.block_m % (p.consumers * 64)) return refuse("block_m does not split into m64 atoms per warpgroup");
-  p.wg_tile_m = c.block_m / p.consumers;
+  p.pingpong = c.pingpong;
+  if (c.pingpong) {
+    if (c.num_warps != 8) return refuse("pingpong takes two consumer warpgroups (num_warps 8)");
+    if (c.split_k != 1) return refuse("pingpong does not split K (split_k must be 1)");
+    p.wg_tile_m = c.block_m;  // each consumer the whole tile
+  } else {
+    if (c.block_m / p.consumers < 64) p.consumers = c.block_m / 64;
+    if (c.block_m % (p.consumers * 64)) return refuse("block_m does not split into m64 atoms per warpgroup");
+    p.wg_tile_m = c.block_m / p.consumers;
+  }
   p.m_atoms = p.wg_tile_m / 64;
   p.threads = (p.consumers + 1) * 128;
   p.acc_regs = p.wg_tile_m * c.block_n / 128;
   if (p.acc_regs > wgmma_max_acc_regs)
     return refuse("a consumer warpgroup's tile needs more than 128 accumulator registers");
   const long stage = (static_cast<long>(c.block_m) * c.block_k + static_cast<long>(c.block_k) * c.block_n) * elem_bytes;
-  const long smem = stage * c.num_stages + wgmma_smem_align + 2L * 8 * c.num_stages + wgmma_ticket_bytes;
+  const long smem = stage * c.num_stages + wgmma_smem_align + 2L * 8 * c.num_stages + wgmma_ticket_bytes +
+                    (c.pingpong ? wgmma_turn_bytes : 0);
   p.stage_bytes = static_cast<int>(stage);
   p.smem_bytes = static_cast<int>(smem);
   if (smem > max_smem) return refuse("shared memory of all stages exceeds the per-block limit");
@@ -88,7 +105,7 @@ constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
 }
 
 /// How many slices to split K into for config c (split_k 1) on an m x n x k problem, on a GPU
-/// of `sms` multiprocessors; 1 for no split. A persistent grid of at most half as many tiles
+/// of `sms` multiprocessors; 1 for no split (always for pingpong, which needs many tiles). A persistent grid of at most half as many tiles
 /// as multiprocessors leaves most idle (64 x 4096 x 4096 in 64 x 128 tiles: 32 of 132 busy):
 /// splitting K makes tiles x slices units, one wave of them, while every slice keeps at least
 /// wgmma_min_split_k_blocks k-blocks to pipeline. With more tiles the partial tiles' traffic
@@ -98,7 +115,7 @@ constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
 inline constexpr int wgmma_min_split_k_blocks = 4;
 constexpr int wgmma_split_k(tune::GemmConfig c, std::int64_t m, std::int64_t n, std::int64_t k,
                             int sms = tune::sm90_sm_count) {
-  if (c.block_m <= 0 || c.block_n <= 0 || c.block_k <= 0 || m < 1 || n < 1 || k < 1) return 1;
+  if (c.pingpong || c.block_m <= 0 || c.block_n <= 0 || c.block_k <= 0 || m < 1 || n < 1 || k < 1) return 1;
   const std::int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
   const std::int64_t k_blocks = (k + c.block_k - 1) / c.block_k;
   if (2 * tiles > sms) return 1;

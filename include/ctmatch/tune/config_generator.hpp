@@ -196,12 +196,14 @@ constexpr int largest_block(const std::array<GemmConfig, N>& configs) {
   return b;
 }
 
-/// A config as one integer that sorts like the config (fields are small: blocks < 4096,
-/// stages and warps < 256, group < 4096). Cheap to compare in constant expressions.
+/// A config of a kernel (split_k 1) as one integer that sorts like the config (fields are
+/// small: blocks < 4096, stages and warps < 256, group < 2048). Cheap to compare in constant
+/// expressions.
 constexpr std::uint64_t sort_key(const GemmConfig& c) {
   return (std::uint64_t(c.block_m) << 52) | (std::uint64_t(c.block_n) << 40) |
          (std::uint64_t(c.block_k) << 28) | (std::uint64_t(c.num_stages & 0xff) << 20) |
-         (std::uint64_t(c.num_warps & 0xff) << 12) | std::uint64_t(c.group_m & 0xfff);
+         (std::uint64_t(c.num_warps & 0xff) << 12) | (std::uint64_t(c.group_m & 0x7ff) << 1) |
+         std::uint64_t(c.pingpong);
 }
 
 /// The values one block of size `b` takes under scaling, over all problem sizes:
@@ -255,6 +257,22 @@ constexpr ConfigList<Capacity> reachable_mm_configs(const std::array<GemmConfig,
   ConfigList<Capacity> out;
   for (std::size_t i = 0; i < count; ++i)
     if (out.empty() || !(out[out.size() - 1] == all[i])) out.push_back(all[i]);
+  return out;
+}
+
+/// `configs` with, after each config of two consumer warpgroups (num_warps 8), its ping-pong
+/// twin (GemmConfig::pingpong): the same tiling under the schedule where the two warpgroups
+/// take alternate tiles. Sorted input stays sorted (a twin's sort_key is its config's plus 1).
+template <std::size_t Capacity>
+constexpr ConfigList<2 * Capacity> with_pingpong_twins(const ConfigList<Capacity>& configs) {
+  ConfigList<2 * Capacity> out;
+  for (GemmConfig c : configs) {
+    out.push_back(c);
+    if (c.num_warps == 8 && !c.pingpong) {
+      c.pingpong = true;
+      out.push_back(c);
+    }
+  }
   return out;
 }
 

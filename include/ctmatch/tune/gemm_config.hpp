@@ -1,10 +1,10 @@
 #pragma once
 // GemmConfig: one GEMM tiling, as Inductor's mm configs name it (BLOCK_M, BLOCK_N, BLOCK_K,
-// num_stages, num_warps, GROUP_M), plus how many slices K is split into (SPLIT_K, 1 in every
-// list Inductor's generator makes). A structural type, so that a config can be a template
-// argument: every config the constexpr generator produces instantiates a kernel template. The
-// split is a launch parameter of one kernel, not a kernel of its own: `kernel_config` is the
-// config a kernel is instantiated for.
+// num_stages, num_warps, GROUP_M), plus how many slices K is split into (SPLIT_K) and whether two
+// consumer warpgroups take alternate tiles (PINGPONG); Inductor's generator makes neither. A
+// structural type, so that a config can be a template argument: every config the constexpr
+// generator produces instantiates a kernel template. The split is a launch parameter of one
+// kernel, not a kernel of its own: `kernel_config` is the config a kernel is instantiated for.
 #include <compare>
 
 namespace ctmatch::tune {
@@ -17,6 +17,9 @@ struct GemmConfig {
   int num_warps = 0;
   int group_m = 8;
   int split_k = 1;  // K in this many slices, each a block's work, summed before the epilogue
+  // Each of two consumer warpgroups computes a whole tile, the two taking turns (one's epilogue
+  // overlaps the other's MMAs) instead of sharing each tile's rows.
+  bool pingpong = false;
   friend constexpr bool operator==(const GemmConfig&, const GemmConfig&) = default;
   friend constexpr auto operator<=>(const GemmConfig&, const GemmConfig&) = default;
 };
