@@ -95,11 +95,11 @@ inline constexpr auto wgmma_full_configs =
     detail::runnable_subset<detail::WgmmaRunnable, detail::reachable_persistent_mm_configs>();
 inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 
-/// The reduced set CI compiles: the two large-tile configs that serve the big problems, a
-/// ping-pong one for them too, and a 64-row one for small M. When 32 < M <= 64 the heuristic scales every block_m to 64, so
-/// without it a reduced build would offer no wgmma choice at all; {64, 128, 64, 4, 8, 8} is
-/// what {128, 128, 64, 4, 8, 8} and {256, 128, 64, 4, 8, 8} scale to there (for N > 64,
-/// K > 32). (M <= 32 scales to block_m 16 or 32, which the plan refuses in every build.)
+/// The reduced set CI compiles: the two large-tile configs that serve the big problems, the
+/// ping-pong twin of one of them, and a 64-row one for small M. When 32 < M <= 64 the
+/// heuristic scales every block_m to 64, so without it a reduced build would offer no wgmma
+/// choice at all; {64, 128, 64, 4, 8, 8} is what {128, 128, 64, 4, 8, 8} and
+/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32). (M <= 32 scales to block_m 16 or 32, which the plan refuses in every build.)
 inline constexpr std::array<tune::GemmConfig, 4> wgmma_reduced_configs{{
     {128, 256, 64, 3, 8, 8},  // two consumer warpgroups of m64n256k16: the large problems
     {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16, one more stage: more tiles for mid sizes

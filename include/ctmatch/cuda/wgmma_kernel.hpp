@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
   std::uint64_t* empty = full + S;
   auto* ticket = reinterpret_cast<unsigned*>(empty + S);  // the consumers' drawn ticket
   // ping-pong: turn[c] completes a phase each time the other consumer has waited for all of
-  // its unit's stages, letting consumer c start its next unit (after the ticket's 16 bytes)
-  auto* turn = reinterpret_cast<std::uint64_t*>(smem + S * STAGE_BYTES + 2 * 8 * S + wgmma_ticket_bytes);
+  // its unit's stages, letting consumer c start its next unit (past the ticket's bytes)
+  auto* turn = reinterpret_cast<std::uint64_t*>(reinterpret_cast<unsigned char*>(ticket) + wgmma_ticket_bytes);
   auto stage_a = [&](int s) { return smem + s * STAGE_BYTES; };
   auto stage_b = [&](int s) { return smem + s * STAGE_BYTES + A_STAGE_BYTES; };
 
