@@ -12,13 +12,15 @@ gelu(tanh), LAYERS times, then a row sum), compiled three ways:
                            the epilogue fused
 
 It checks that the ctmatch program called ctmatch's kernel (the kernel's counters) and that its
-output equals eager's within bfloat16 tolerance, and prints the three times (CUDA events,
-median of REPS runs, L2 flushed before each).
+output equals eager's within bfloat16 tolerance, and prints each program's times: its GPU time
+(CUDA events, median of REPS runs, L2 flushed before each, the host's launch latency hidden),
+its time per run back to back, and the host's time to enqueue it.
 
     python3 fused_kernel.py [--size N] [--layers L] [--dtype bfloat16|float8_e4m3fn|...]
 """
 import argparse
 import sys
+import time
 
 import torch
 
@@ -51,18 +53,51 @@ class SeedMLP(torch.nn.Module):
         return x.sum(dim=[1], keepdim=True)
 
 
-def time_ms(fn, reps):
+def gpu_ms(fn, reps):
+    """The program's GPU time: median over REPS runs, L2 flushed before each. A sleep on the
+    GPU after the flush lets the host enqueue the whole program before its start event, so
+    that the time is the GPU's and not the host's launch latency (as bench_mm_scale_cast.py
+    measures); host_ms says what the host takes."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    times = []
+    events = []
     for _ in range(reps):
         flush.zero_()
+        torch.cuda._sleep(4_000_000)  # about 2 ms, more than the host takes to enqueue a program
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
         end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) for s, e in events)
+    return times[len(times) // 2]
+
+
+def host_ms(fn, reps):
+    """The host's time to enqueue one run of the program (median), the GPU kept busy meanwhile."""
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        torch.cuda._sleep(20_000_000)  # about 10 ms: the launch queue never pushes back
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
         torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
     return sorted(times)[len(times) // 2]
+
+
+def back_to_back_ms(fn, reps):
+    """Time per run with REPS runs enqueued back to back (no flush): what a loop calling the
+    program sees, host and GPU overlapped."""
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / reps
 
 
 def main():
@@ -107,12 +142,16 @@ def main():
             err = ((out.double() - eager.double()).norm() / eager.double().norm()).item()
             print(f"{name}: relative error against eager {err:.2e}")
             ok &= err < 2e-2
-        t_eager = time_ms(lambda: model(x), args.reps)
-        t_inductor = time_ms(lambda: inductor(x), args.reps)
-        t_ours = time_ms(lambda: ours(x), args.reps)
-        print(f"time (median of {args.reps}, L2 flushed): eager {t_eager:.3f} ms, inductor max-autotune "
-              f"{t_inductor:.3f} ms, ctmatch {t_ours:.3f} ms "
-              f"({t_eager / t_ours:.2f}x eager, {t_inductor / t_ours:.2f}x inductor)")
+        programs = (("eager", lambda: model(x)), ("inductor max-autotune", lambda: inductor(x)),
+                    ("ctmatch", lambda: ours(x)))
+        gpu = {name: gpu_ms(fn, args.reps) for name, fn in programs}
+        loop = {name: back_to_back_ms(fn, args.reps) for name, fn in programs}
+        host = {name: host_ms(fn, args.reps) for name, fn in programs}
+        print(f"time (GPU, median of {args.reps}, L2 flushed): eager {gpu['eager']:.3f} ms, inductor max-autotune "
+              f"{gpu['inductor max-autotune']:.3f} ms, ctmatch {gpu['ctmatch']:.3f} ms "
+              f"({gpu['eager'] / gpu['ctmatch']:.2f}x eager, {gpu['inductor max-autotune'] / gpu['ctmatch']:.2f}x inductor)")
+        print("time (back to back, per run): " + ", ".join(f"{n} {t:.3f} ms" for n, t in loop.items()))
+        print("time (host, to enqueue a run): " + ", ".join(f"{n} {t:.3f} ms" for n, t in host.items()))
     print("OK" if ok else "MISMATCH")
     return 0 if ok else 1
 
