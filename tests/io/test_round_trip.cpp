@@ -3,6 +3,8 @@
 // that reaches a writer is used unchecked.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <ctmatch/graph/verify.hpp>
 #include <ctmatch/io/export_json.hpp>
 #include <ctmatch/io/fx_text.hpp>
@@ -10,6 +12,7 @@
 #include <ctmatch/schema/builtin.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "test_data.hpp"
@@ -162,9 +165,65 @@ TEST_CASE("a .pt2 archive (torch.export.save) reads as the exported program insi
   CHECK(io::write_fx_text(f) == io::write_fx_text(g));
   io::GraphSource inner = io::graph_source(pt2, "seed_mlp.pt2");
   CHECK(inner.name == "seed_mlp.pt2:seed_mlp/models/model.json");
-  CHECK(inner.text.starts_with("{\"graph_module\""));
+  CHECK(inner.text.view().starts_with("{\"graph_module\""));
   // Text that is not an archive passes through as it is.
-  io::GraphSource plain = io::graph_source("graph():\n    return ()", "g.fx.txt");
+  io::GraphSource plain = io::graph_source(std::string("graph():\n    return ()"), "g.fx.txt");
   CHECK(plain.name == "g.fx.txt");
-  CHECK(plain.text == "graph():\n    return ()");
+  CHECK(plain.text.view() == "graph():\n    return ()");
+}
+
+TEST_CASE("a large file is mapped, not copied, and reads as the same graph") {
+  // A chain of relu nodes, over map_file_min_bytes.
+  std::string fx = "graph():\n    %x : [num_users=1] = placeholder[target=x]\n";
+  const int n = 12000;
+  for (int i = 0; i < n; ++i)
+    fx += "    %r" + std::to_string(i) + " : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%" +
+          (i ? "r" + std::to_string(i - 1) : std::string("x")) + ",), kwargs = {})\n";
+  fx += "    return (r" + std::to_string(n - 1) + ",)\n";
+  REQUIRE(fx.size() > map_file_min_bytes);
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const auto path = std::filesystem::temp_directory_path() / ("ctmatch_map_" + std::to_string(::getpid()) + ".fx.txt");
+  auto write = [&](const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+    REQUIRE(std::filesystem::file_size(path) == text.size());
+  };
+  const std::string expected = io::write_fx_text(io::read_fx_text(fx, "chain.fx.txt"));
+
+  // Not a multiple of the page size: mapped, with the file's bytes, and what follows them is
+  // a zero byte as after a std::string's.
+  REQUIRE(fx.size() % page != 0);
+  write(fx);
+  {
+    FileText t = read_file_text(path.string());
+    CHECK(t.mapped());
+    CHECK(t.view() == fx);
+    CHECK(t.view().data()[t.view().size()] == '\0');
+    FileText moved = std::move(t);  // the mapping moves with it, and is unmapped once
+    CHECK(moved.mapped());
+    CHECK(!t.mapped());
+    CHECK(moved.view() == fx);
+    t = std::move(moved);
+    CHECK(t.view() == fx);
+  }
+  Graph g = io::read_graph_file(path.string());
+  verify(g);
+  CHECK(io::write_fx_text(g) == expected);
+  // The limit is checked before anything is mapped.
+  CHECK_THROWS_WITH_AS(read_file_text(path.string(), fx.size() - 1), doctest::Contains("is larger than the limit"), FileError);
+
+  // A multiple of the page size (blank lines added): there would be no byte after it in a
+  // mapping, so it is read into a string.
+  std::string padded = fx + std::string(page - fx.size() % page, '\n');
+  write(padded);
+  {
+    FileText t = read_file_text(path.string());
+    CHECK(!t.mapped());
+    CHECK(t.view() == padded);
+  }
+  CHECK(io::write_fx_text(io::read_graph_file(path.string())) == expected);
+
+  // A small file is read into a string.
+  write("graph():\n    return ()");
+  CHECK(!read_file_text(path.string()).mapped());
+  std::filesystem::remove(path);
 }

@@ -177,7 +177,7 @@ Options parse_options(int argc, char** argv) {
 // ---- stages ----
 
 struct Input {
-  std::string text;
+  FileText text;
   std::string name;  // for messages
 };
 
@@ -186,12 +186,12 @@ Input load(const Options& o) {
     return {std::string(ctmatch_opt::embedded_sample), "<embedded " + std::string(ctmatch_opt::embedded_sample_name) + ">"};
   try {
     // a .pt2 archive gives the exported program inside: positions in messages are in it
-    auto source = [&](std::string bytes, std::string name) {
+    auto source = [&](FileText bytes, std::string name) {
       io::GraphSource s = io::graph_source(std::move(bytes), std::move(name), o.max_input_bytes);
       return Input{std::move(s.text), std::move(s.name)};
     };
     if (o.input == "-") return source(read_stdin(o.max_input_bytes), "<stdin>");
-    return source(read_file(o.input, o.max_input_bytes), o.input);
+    return source(read_file_text(o.input, o.max_input_bytes), o.input);
   } catch (const FileError& e) {
     throw InputError(std::string(e.what()));
   }

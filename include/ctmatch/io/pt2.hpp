@@ -30,7 +30,7 @@ inline bool is_zip(std::string_view bytes) {
 /// exported program inside a .pt2 archive, named `FILE:ENTRY` (so that an error in it reads
 /// `model.pt2:model/models/model.json:LINE:COL: error: ...`).
 struct GraphSource {
-  std::string text;
+  FileText text;
   std::string name;
 };
 
@@ -101,13 +101,13 @@ inline GraphSource exported_program_of_pt2(std::string_view bytes, const std::st
     throw fail(entry + ": " + std::to_string(st.size) + " bytes, more than the limit of " + std::to_string(max_bytes));
   zip_file_t* f = zip_fopen(z, entry.c_str(), ZIP_FL_ENC_RAW);
   if (!f) throw fail(entry + ": cannot open (" + zip_strerror(z) + ")");
-  GraphSource out{std::string(static_cast<std::size_t>(st.size), '\0'), file + ":" + entry};
-  zip_int64_t got = zip_fread(f, out.text.data(), st.size);
+  std::string text(static_cast<std::size_t>(st.size), '\0');
+  zip_int64_t got = zip_fread(f, text.data(), st.size);
   std::string read_error = got < 0 ? zip_file_strerror(f) : "";
   zip_fclose(f);
   if (got < 0 || static_cast<zip_uint64_t>(got) != st.size)
     throw fail(entry + ": cannot read (" + (read_error.empty() ? std::string("short read") : read_error) + ")");
-  return out;
+  return {std::move(text), file + ":" + entry};
 #else
   (void)bytes;
   (void)max_bytes;
@@ -117,7 +117,7 @@ inline GraphSource exported_program_of_pt2(std::string_view bytes, const std::st
 
 /// `bytes` as the text of a graph: the exported program inside when it is a .pt2 archive,
 /// else the bytes themselves.
-inline GraphSource graph_source(std::string bytes, std::string file, std::size_t max_bytes = default_max_input_bytes) {
+inline GraphSource graph_source(FileText bytes, std::string file, std::size_t max_bytes = default_max_input_bytes) {
   if (is_zip(bytes)) return exported_program_of_pt2(bytes, file, max_bytes);
   return {std::move(bytes), std::move(file)};
 }

@@ -45,9 +45,10 @@ inline Graph read_graph(std::string_view text, std::string file = "<input>") {
 /// read_file (bounded: a file over the limit is refused) is ctmatch::read_file, files.hpp.
 using ::ctmatch::read_file;
 
-/// Reads the graph in the file at `path` (errors name the file as given).
+/// Reads the graph in the file at `path` (errors name the file as given; a large file is
+/// mapped, not copied: read_file_text).
 inline Graph read_graph_file(const std::string& path, std::size_t max_bytes = default_max_input_bytes) {
-  return read_graph(read_file(path, max_bytes), path);
+  return read_graph(read_file_text(path, max_bytes), path);
 }
 
 }  // namespace ctmatch::io
