@@ -126,7 +126,7 @@ def counters():
 
 
 def last_choice():
-    """The GEMM choice the last CUDA call ran (`cuda::mm_wgmma 128x256x64 s3 w8 g8`, `aten::mm`)."""
+    """The GEMM choice the last CUDA call ran (`cuda::mm_wgmma 128x256x64 s4 w8 g8`, `aten::mm`)."""
     return _last_choice
 
 

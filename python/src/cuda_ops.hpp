@@ -14,7 +14,7 @@ namespace ctmatch::python::cuda_ops {
 /// float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), on `stream` of CUDA device
 /// `device` (made current for the call). The GEMM is the autotuned choice for the problem
 /// (tuned on its first call in this process, or answered by the cache file set with
-/// set_cache). Returns the choice's label (`cuda::mm_wgmma 128x256x64 s3 w8 g8`, `aten::mm`).
+/// set_cache). Returns the choice's label (`cuda::mm_wgmma 128x256x64 s4 w8 g8`, `aten::mm`).
 /// Throws std::invalid_argument for operands it cannot take.
 struct MmScaleCast {
   std::uintptr_t a = 0, b = 0, out = 0;

@@ -1,10 +1,12 @@
 // The host side of cuda::mm_wgmma, which needs no GPU and runs in CI: how the plan maps a
 // config onto warpgroups, what it accepts and refuses (tile shapes, shared memory,
 // accumulators, warps), which operand layouts TMA can describe, the instantiated sets, when K
-// is split (which problems, into how many slices, what the heuristic offers), and the
-// ping-pong schedule (what it accepts, its twins in the sets and among the offered configs).
+// is split (which problems, into how many slices, what the heuristic offers), the deep twins
+// (as many stages as shared memory holds), and the ping-pong schedule (what it accepts, its
+// twins in the sets and among the offered configs).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <ctmatch/cuda/config_sets.hpp>
@@ -92,8 +94,8 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
   // those are left out of the full set, so the heuristic must drop them (cuda_mm_wgmma_refusal does).
   const auto reachable = ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs);
   CHECK(wgmma_full_count < ctmatch::tune::with_pingpong_twins(reachable).size());
-  // 32 cooperative configs, and the ping-pong twins of those of two warpgroups whose whole
-  // tile fits a warpgroup's 128 accumulators.
+  // 49 cooperative configs (the list's and their deep twins), and the ping-pong twins of those
+  // of two warpgroups whose whole tile fits a warpgroup's 128 accumulators.
   int pingpong = 0;
   for (std::size_t i = 0; i < wgmma_full_count; ++i) {
     const GemmConfig& c = wgmma_full_configs[i];
@@ -105,8 +107,40 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
     cooperative.pingpong = false;
     CHECK(in_config_set<wgmma_full_configs>(cooperative));
   }
-  CHECK(wgmma_full_count - pingpong == 32);
-  CHECK(pingpong == 18);
+  CHECK(wgmma_full_count - pingpong == 49);
+  CHECK(pingpong == 27);
+  // Every config's deep twin is in the full set.
+  for (const GemmConfig& c : wgmma_full_configs) CHECK(in_config_set<wgmma_full_configs>(wgmma_deepest(c)));
+}
+
+TEST_CASE("wgmma_deepest: as many stages as shared memory holds; the generator adds the deep twins") {
+  // 48 KiB stages: 4 fit in 227 KiB, 5 do not.
+  CHECK(wgmma_deepest({128, 256, 64, 3, 8, 8}) == GemmConfig{128, 256, 64, 4, 8, 8});
+  CHECK(!wgmma_supported({128, 256, 64, 5, 8, 8}));
+  // 32 KiB stages: 7 (the ping-pong twin's turn barriers fit too).
+  CHECK(wgmma_deepest({128, 128, 64, 4, 8, 8}) == GemmConfig{128, 128, 64, 7, 8, 8});
+  CHECK(wgmma_deepest({128, 128, 64, 4, 8, 8, 1, true}) == GemmConfig{128, 128, 64, 7, 8, 8, 1, true});
+  // 24 KiB stages: the plan's bound of 8 comes first.
+  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8}) == GemmConfig{64, 128, 64, 8, 8, 8});
+  // Already as deep as it goes; a split keeps its split.
+  CHECK(wgmma_deepest({128, 128, 128, 3, 8, 8}) == GemmConfig{128, 128, 128, 3, 8, 8});
+  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8, 4}) == GemmConfig{64, 128, 64, 8, 8, 8, 4});
+  // A config the plan refuses is its own twin.
+  CHECK(wgmma_deepest({128, 128, 32, 3, 8, 8}) == GemmConfig{128, 128, 32, 3, 8, 8});
+  static_assert(wgmma_deepest({128, 256, 64, 3, 8, 8}).num_stages == 4, "a constant expression");
+
+  ctmatch::tune::ConfigList<3> list;
+  list.push_back({128, 128, 64, 4, 8, 8});
+  list.push_back({128, 128, 64, 5, 8, 8});
+  list.push_back({128, 256, 64, 3, 8, 8});
+  const auto twins = ctmatch::tune::with_deep_twins(list, [](GemmConfig c) { return wgmma_deepest(c); });
+  // sorted, and the two 128x128 configs share one twin
+  REQUIRE(twins.size() == 5);
+  CHECK(twins[0] == list[0]);
+  CHECK(twins[1] == list[1]);
+  CHECK(twins[2] == GemmConfig{128, 128, 64, 7, 8, 8});
+  CHECK(twins[3] == list[2]);
+  CHECK(twins[4] == GemmConfig{128, 256, 64, 4, 8, 8});
 }
 
 TEST_CASE("pingpong: each of two consumer warpgroups takes a whole tile; the plan says what it cannot run") {
@@ -223,7 +257,7 @@ TEST_CASE("wgmma_slices: no slice of K is empty") {
 }
 
 TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split config is the unsplit one") {
-  GemmConfig c{64, 128, 64, 4, 8, 8};
+  GemmConfig c{64, 128, 64, 8, 8, 8};
   c.split_k = wgmma_max_split_k;
   CHECK(wgmma_plan(c).ok);
   c.split_k = wgmma_max_split_k + 1;
@@ -231,7 +265,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   c.split_k = 0;
   CHECK(says(wgmma_plan(c).why, "split_k"));
   c.split_k = 4;
-  CHECK(ctmatch::tune::kernel_config(c) == GemmConfig{64, 128, 64, 4, 8, 8});
+  CHECK(ctmatch::tune::kernel_config(c) == GemmConfig{64, 128, 64, 8, 8, 8});
   CHECK(in_config_set<wgmma_reduced_configs>(c));
 
   const auto k = ctmatch::tune::to_kwargs(c);
@@ -246,7 +280,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   CHECK(says(mma_sync_plan(m).why, "split"));
 }
 
-TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its ping-pong twin, right after the config") {
+TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its ping-pong twin, right after the config, and its deep twin") {
   using namespace ctmatch::tune;
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> wgmma;
   TuneOptions o;
@@ -284,4 +318,15 @@ TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its pin
   int runnable_twins = 0;
   for (const GemmConfig& c : wgmma_configs) runnable_twins += c.pingpong ? 1 : 0;
   CHECK(twins >= (runnable_twins > 0 ? 1 : 0));
+  // Deep twins: offered where this build runs them, each config once. Inductor's 128x256x64
+  // has 3 stages; every build runs its 4-stage twin.
+  for (const auto& offered : {skinny, large}) {
+    for (std::size_t i = 0; i < offered.size(); ++i) {
+      const GemmConfig& c = offered[i];
+      CHECK(std::count(offered.begin(), offered.end(), c) == 1);
+      GemmConfig deep = wgmma_deepest(kernel_config(c));
+      if (deep != kernel_config(c) && cuda_mm_wgmma_runnable(deep)) CHECK(std::count(offered.begin(), offered.end(), deep) == 1);
+    }
+  }
+  CHECK(std::count(large.begin(), large.end(), GemmConfig{128, 256, 64, 4, 8, 8}) == 1);
 }

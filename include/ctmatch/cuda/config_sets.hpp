@@ -62,9 +62,10 @@ constexpr bool subset_of() {
 }
 
 /// Inductor's persistent TMA list scaled to every problem (cuda::mm_wgmma's heuristic list),
-/// each config of two warpgroups followed by its ping-pong twin (the heuristic offers both).
-inline constexpr auto reachable_persistent_mm_configs =
-    tune::with_pingpong_twins(tune::reachable_mm_configs(tune::persistent_mm_configs));
+/// with each config's deep twin (wgmma_deepest), and each config of two warpgroups followed by
+/// its ping-pong twin: the heuristic offers them all.
+inline constexpr auto reachable_persistent_mm_configs = tune::with_pingpong_twins(tune::with_deep_twins(
+    tune::reachable_mm_configs(tune::persistent_mm_configs), [](tune::GemmConfig c) { return wgmma_deepest(c); }));
 }  // namespace detail
 
 // --- cuda::mm (mma.sync) -----------------------------------------------------------------
@@ -98,13 +99,14 @@ inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 /// The reduced set CI compiles: the two large-tile configs that serve the big problems, the
 /// ping-pong twin of one of them, and a 64-row one for small M. When 32 < M <= 64 the
 /// heuristic scales every block_m to 64, so without it a reduced build would offer no wgmma
-/// choice at all; {64, 128, 64, 4, 8, 8} is what {128, 128, 64, 4, 8, 8} and
-/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32). (M <= 32 scales to block_m 16 or 32, which the plan refuses in every build.)
+/// choice at all; {64, 128, 64, 8, 8, 8} is the deep twin of what {128, 128, 64, 4, 8, 8} and
+/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32). (M <= 32 scales to block_m 16
+/// or 32, which the plan refuses in every build.)
 inline constexpr std::array<tune::GemmConfig, 4> wgmma_reduced_configs{{
-    {128, 256, 64, 3, 8, 8},  // two consumer warpgroups of m64n256k16: the large problems
-    {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16, one more stage: more tiles for mid sizes
+    {128, 256, 64, 4, 8, 8},  // two consumer warpgroups of m64n256k16, the deep twin of Inductor's 3 stages: the large problems
+    {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16: more tiles for mid sizes
     {128, 128, 64, 4, 8, 8, 1, true},  // its ping-pong twin: each consumer a whole 128x128 tile, in turns
-    {64, 128, 64, 4, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile
+    {64, 128, 64, 8, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile, 8 stages deep
 }};
 static_assert(detail::subset_of<wgmma_reduced_configs, wgmma_full_configs>(),
               "every reduced wgmma config must be reachable from the persistent list and runnable");

@@ -13,6 +13,7 @@
 // (cuda::mm, "cuda"); `cuda_heuristic_registry()` is the same registry with this heuristic in
 // its place. (The CUDA template also declines a refused config in choice_or_none, so the
 // built-in registry is safe too: it only offers choices that are then dropped.)
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -72,10 +73,10 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
 /// cuda::mm_wgmma's heuristic (Inductor's persistent TMA list, tune::WgmmaTemplateHeuristic)
 /// minus the configs the wgmma template cannot run or this build did not instantiate, and
 /// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
-/// not row-major) or other dtypes than bf16 and f16. Where a config's tiles leave
-/// multiprocessors idle, the same config with K split (wgmma_split_k) follows it, and where
-/// this build runs its ping-pong twin (GemmConfig::pingpong), the twin follows: the autotuner
-/// measures them all.
+/// not row-major) or other dtypes than bf16 and f16. Each config is followed by its deep twin
+/// (wgmma_deepest) where this build runs it; after each of those, where its tiles leave
+/// multiprocessors idle, the same config with K split (wgmma_split_k), and where this build
+/// runs its ping-pong twin (GemmConfig::pingpong), that twin: the autotuner measures them all.
 template <class Base>
 class WgmmaFiltered : public Base {
  protected:
@@ -84,8 +85,11 @@ class WgmmaFiltered : public Base {
     const auto& in = ctx.inputs;
     if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
     const Strides2d a{in.mat1().strides[0], in.mat1().strides[1]}, b{in.mat2().strides[0], in.mat2().strides[1]};
-    for (const tune::GemmConfig& c : this->configs_for(ctx)) {
-      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') continue;
+    std::vector<tune::GemmConfig> offered;  // a deep twin may be a config of the list too
+    auto offer = [&](const tune::GemmConfig& c) {
+      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') return;
+      if (std::find(offered.begin(), offered.end(), c) != offered.end()) return;
+      offered.push_back(c);
       out.push_back(tune::to_kwargs(c));
       // The same kernel and operands: only the split differs, within the plan's bound.
       tune::GemmConfig split = c;
@@ -95,6 +99,10 @@ class WgmmaFiltered : public Base {
       twin.pingpong = true;
       if (!c.pingpong && *cuda_mm_wgmma_refusal(twin, in.m(), in.n(), in.k(), a, b) == '\0')
         out.push_back(tune::to_kwargs(twin));
+    };
+    for (const tune::GemmConfig& c : this->configs_for(ctx)) {
+      offer(c);
+      offer(wgmma_deepest(c));
     }
     return out;
   }

@@ -276,6 +276,26 @@ constexpr ConfigList<2 * Capacity> with_pingpong_twins(const ConfigList<Capacity
   return out;
 }
 
+/// Each config beside its deep twin `deepest(c)`: the same tiles with as many pipeline stages
+/// as the template fits (Inductor's lists size num_stages for Triton's use of shared memory,
+/// which another template's may not share; the template's plan says how deep it can go).
+/// Sorted and unique: a twin may be a config of the list already.
+template <std::size_t Capacity, class Deepest>
+constexpr ConfigList<2 * Capacity> with_deep_twins(const ConfigList<Capacity>& configs, Deepest deepest) {
+  std::array<GemmConfig, 2 * Capacity> all{};
+  std::size_t count = 0;
+  for (const GemmConfig& c : configs) {
+    all[count++] = c;
+    all[count++] = deepest(c);
+  }
+  std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count),
+            [](const GemmConfig& a, const GemmConfig& b) { return sort_key(a) < sort_key(b); });
+  ConfigList<2 * Capacity> out;
+  for (std::size_t i = 0; i < count; ++i)
+    if (out.empty() || !(out[out.size() - 1] == all[i])) out.push_back(all[i]);
+  return out;
+}
+
 /// Shrinks a ConfigList to an exact-size std::array (for template-argument packs).
 template <std::size_t Size, std::size_t Capacity>
 constexpr std::array<GemmConfig, Size> to_array(const ConfigList<Capacity>& list) {
