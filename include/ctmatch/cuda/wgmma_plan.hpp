@@ -106,9 +106,9 @@ constexpr bool wgmma_supported(tune::GemmConfig c, int elem_bytes = 2) {
 
 /// Config c with the most pipeline stages its tiles fit (c itself when the plan refuses c or
 /// no more fit). The grid is persistent, one block per multiprocessor, so shared memory that
-/// the stages leave unused is wasted, and each more stage hides more of a load's latency: on
-/// an H100, 128x256x64 with 4 stages instead of Inductor's 3 ran the anchor shapes 1-8% faster,
-/// 64x128x64 with 6 instead of 4 the 64-row one 3% faster (RESULTS.md).
+/// the stages leave unused is wasted, and every further stage hides more of a load's latency:
+/// on an H100, 128x256x64 with 4 stages instead of Inductor's 3 ran the anchor shapes 1-8%
+/// faster, 64x128x64 with 6 instead of 4 the 64-row one 3% faster (RESULTS.md).
 constexpr tune::GemmConfig wgmma_deepest(tune::GemmConfig c) {
   if (!wgmma_supported(c)) return c;
   for (tune::GemmConfig t = c; ++t.num_stages, wgmma_supported(t);) c = t;
