@@ -280,7 +280,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   CHECK(says(mma_sync_plan(m).why, "split"));
 }
 
-TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its ping-pong twin, right after the config, and its deep twin") {
+TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split (two ways), or its ping-pong twin, right after the config, and its deep twin") {
   using namespace ctmatch::tune;
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> wgmma;
   TuneOptions o;
@@ -292,16 +292,21 @@ TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split, or its pin
       out.push_back(*c.config());
     return out;
   };
+  // Small problems: each config, then its split that fills the multiprocessors, then half of it.
   const auto skinny = configs(64, 4096, 4096);
-  int split = 0;
+  int split = 0, halves = 0;
   for (std::size_t i = 0; i < skinny.size(); ++i) {
     if (skinny[i].split_k == 1) continue;
-    ++split;
     REQUIRE(i > 0);
-    CHECK(kernel_config(skinny[i]) == skinny[i - 1]);
-    CHECK(skinny[i].split_k == wgmma_split_k(skinny[i - 1], 64, 4096, 4096));
+    const bool half = skinny[i - 1].split_k > 1;
+    const GemmConfig whole = skinny[i - (half ? 2 : 1)];
+    CHECK(kernel_config(skinny[i]) == whole);
+    const int full_split = wgmma_split_k(whole, 64, 4096, 4096);
+    CHECK(skinny[i].split_k == (half ? full_split / 2 : full_split));
+    ++(half ? halves : split);
   }
   CHECK(split > 0);
+  CHECK(halves > 0);  // 64x128 tiles: 32 of them, 4 slices, then 2
   // Large problems: no split; each config whose ping-pong twin this build runs, then the twin.
   const auto large = configs(4096, 4096, 4096);
   int twins = 0;

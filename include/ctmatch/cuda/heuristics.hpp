@@ -75,8 +75,9 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
 /// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
 /// not row-major) or other dtypes than bf16 and f16. Each config is followed by its deep twin
 /// (wgmma_deepest) where this build runs it; after each of those, where its tiles leave
-/// multiprocessors idle, the same config with K split (wgmma_split_k), and where this build
-/// runs its ping-pong twin (GemmConfig::pingpong), that twin: the autotuner measures them all.
+/// multiprocessors idle, the same config with K split (wgmma_split_k, then half as many
+/// slices), and where this build runs its ping-pong twin (GemmConfig::pingpong), that twin: the
+/// autotuner measures them all.
 template <class Base>
 class WgmmaFiltered : public Base {
  protected:
@@ -91,9 +92,14 @@ class WgmmaFiltered : public Base {
       if (std::find(offered.begin(), offered.end(), c) != offered.end()) return;
       offered.push_back(c);
       out.push_back(tune::to_kwargs(c));
-      // The same kernel and operands: only the split differs, within the plan's bound.
+      // The same kernel and operands: only the split differs, within the plan's bound. The
+      // split that fills the multiprocessors, and half of it: half the partial tiles to store
+      // and sum, on half as many multiprocessors. Which pays depends on K and the pipeline's
+      // depth (64x4096x4096 on an H100: 64x128x64 s4 0.865x cuBLAS in 4 slices, s6 0.891x in 2).
       tune::GemmConfig split = c;
       split.split_k = wgmma_split_k(c, in.m(), in.n(), in.k());
+      if (split.split_k > 1) out.push_back(tune::to_kwargs(split));
+      split.split_k /= 2;
       if (split.split_k > 1) out.push_back(tune::to_kwargs(split));
       tune::GemmConfig twin = c;
       twin.pingpong = true;
