@@ -222,6 +222,17 @@ constexpr BlockValues scaled_block_values(int b) {
   return out;
 }
 
+/// The first `count` configs of `all` in sort_key order, each once.
+template <std::size_t Capacity>
+constexpr ConfigList<Capacity> sorted_unique(std::array<GemmConfig, Capacity>& all, std::size_t count) {
+  std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count),
+            [](const GemmConfig& a, const GemmConfig& b) { return sort_key(a) < sort_key(b); });
+  ConfigList<Capacity> out;
+  for (std::size_t i = 0; i < count; ++i)
+    if (out.empty() || !(out[out.size() - 1] == all[i])) out.push_back(all[i]);
+  return out;
+}
+
 /// Capacity for the reachable set of a list: per config at most 5 values per block for
 /// blocks <= 256 (16, 32, 64, 128, 256).
 template <std::size_t N>
@@ -252,12 +263,7 @@ constexpr ConfigList<Capacity> reachable_mm_configs(const std::array<GemmConfig,
           all[count++] = s;
         }
   }
-  std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count),
-            [](const GemmConfig& a, const GemmConfig& b) { return sort_key(a) < sort_key(b); });
-  ConfigList<Capacity> out;
-  for (std::size_t i = 0; i < count; ++i)
-    if (out.empty() || !(out[out.size() - 1] == all[i])) out.push_back(all[i]);
-  return out;
+  return sorted_unique(all, count);
 }
 
 /// `configs` with, after each config of two consumer warpgroups (num_warps 8), its ping-pong
@@ -288,12 +294,7 @@ constexpr ConfigList<2 * Capacity> with_deep_twins(const ConfigList<Capacity>& c
     all[count++] = c;
     all[count++] = deepest(c);
   }
-  std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count),
-            [](const GemmConfig& a, const GemmConfig& b) { return sort_key(a) < sort_key(b); });
-  ConfigList<2 * Capacity> out;
-  for (std::size_t i = 0; i < count; ++i)
-    if (out.empty() || !(out[out.size() - 1] == all[i])) out.push_back(all[i]);
-  return out;
+  return sorted_unique(all, count);
 }
 
 /// Shrinks a ConfigList to an exact-size std::array (for template-argument packs).
