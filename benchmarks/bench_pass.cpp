@@ -111,7 +111,7 @@ void run_sweep(benchmark::State& state, const Graph& input, double inductor, boo
 /// placeholder is an input of the model (gpt2: `input_ids`).
 bool is_model_input(const Node& n) {
   if (n.kind() != NodeKind::Placeholder) return false;
-  const std::string& s = n.name();
+  std::string_view s = n.name();
   return !(s.size() > 2 && s[1] == '_' && (s[0] == 'p' || s[0] == 'b' || s[0] == 'c'));
 }
 
@@ -144,7 +144,7 @@ Graph chain(const Graph& g, std::size_t copies) {
   for (std::size_t c = 0; c < copies; ++c)
     for (const Node& n : g.nodes())
       if (n.kind() == NodeKind::Placeholder && (c == 0 || !is_model_input(n))) {
-        map[c][n.id()] = out.placeholder(n.name() + suffix(c));
+        map[c][n.id()] = out.placeholder(std::string(n.name()) + suffix(c));
         out[map[c][n.id()]].set_meta(n.meta());
       }
   std::vector<Value> results;
@@ -173,7 +173,7 @@ Graph chain(const Graph& g, std::size_t copies) {
           for (const Value& v : *items) results.push_back(remap(v));
         continue;
       }
-      NodeSpec s{n.kind(), n.op(), n.name() + suffix(c), n.target(), {}, {}};
+      NodeSpec s{n.kind(), n.op(), std::string(n.name()) + suffix(c), n.target(), {}, {}};
       for (const Value& v : n.args()) s.args.push_back(remap(v));
       for (const Kwarg& k : n.kwargs()) s.kwargs.push_back(Kwarg{k.name, remap(k.value)});
       m[n.id()] = out.create(std::move(s));

@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
     DType dtype = m->get<"dtype">();  // a DType, not a string or a Python object
     bool clamp = m->get<"clamp">();
     double scale = m->get<"scale">();
-    std::printf("  %-13s mm=%-5s a=%-6s dtype=torch.%s clamp=%s%s scale=%g\n", n.name().c_str(),
-                m->node(1).name().c_str(), g[m->get<"a">()].name().c_str(),
+    std::printf("  %-13s mm=%-5s a=%-6s dtype=torch.%s clamp=%s%s scale=%g\n", n.name().data(),
+                m->node(1).name().data(), g[m->get<"a">()].name().data(),
                 std::string(torch_name(dtype)).c_str(), clamp ? "true " : "false",
                 n.arg_written(2) ? "" : " (absent: default)", scale);
   }
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     for (const Kwarg& k : root.kwargs())
       kwargs += (kwargs.empty() ? "" : ", ") + k.name + "=" + to_string(k.value, &g) + " (" +
                 std::string(kind_name(k.value.kind())) + ")";
-    std::printf("  %-13s {%s}\n", root.name().c_str(), kwargs.c_str());
+    std::printf("  %-13s {%s}\n", root.name().data(), kwargs.c_str());
   }
 
   // Both patterns find the four blocks of the seed MLP; anything else is a failure.

@@ -55,7 +55,7 @@ struct Ops {
 };
 
 [[noreturn]] void unsupported(const Node& n, const std::string& why) {
-  throw std::runtime_error("seed_end_to_end: node '" + n.name() + "' (" + std::string(op_name(n.op())) +
+  throw std::runtime_error("seed_end_to_end: node '" + std::string(n.name()) + "' (" + std::string(op_name(n.op())) +
                            "): " + why);
 }
 
@@ -95,7 +95,7 @@ Program to_program(const Graph& g) {
       });
       continue;
     } else if (n.kind() != NodeKind::CallFunction) {
-      throw std::runtime_error("seed_end_to_end: node '" + n.name() + "' is not a call_function");
+      throw std::runtime_error("seed_end_to_end: node '" + std::string(n.name()) + "' is not a call_function");
     } else if (n.op() == ops.mm) {
       s.kind = StepKind::mm;
       s.in = {operand(n, 0), operand(n, 1)};

@@ -36,7 +36,7 @@ PYBIND11_MODULE(_ctmatch, m) {
       .def("verify", [](const Graph& g) { verify(g); }, "Checks the graph's invariants (raises ValueError)")
       .def("node_names", [](const Graph& g) {
         std::vector<std::string> names;
-        for (const Node& n : g.nodes()) names.push_back(n.name());
+        for (const Node& n : g.nodes()) names.emplace_back(n.name());
         return names;
       })
       .def(

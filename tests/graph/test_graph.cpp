@@ -27,7 +27,7 @@ OpId mm_op() { return intern_op("test.mm.default"); }
 
 std::vector<std::string> order(const Graph& g) {
   std::vector<std::string> names;
-  for (const Node& n : g.nodes()) names.push_back(n.name());
+  for (const Node& n : g.nodes()) names.emplace_back(n.name());
   return names;
 }
 }  // namespace
@@ -398,7 +398,7 @@ TEST_CASE("fresh names stay unique when many nodes share a base") {
   CHECK(g[ids[0]].name() == "mm");
   CHECK(g[ids[49]].name() == "mm_49");
   std::set<std::string> names;
-  for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
+  for (const Node& n : g.nodes()) CHECK(names.emplace(n.name()).second);
   verify(g);
 }
 

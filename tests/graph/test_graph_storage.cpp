@@ -1,5 +1,6 @@
 // The graph's storage mechanisms: SmallVector (inline storage for users and schema bindings),
-// InlineVector (a node's arguments, inside the node), NameIndex (the flat name table), users lists and the journal past the inline capacity,
+// InlineVector (a node's arguments, inside the node), HeapArray (its kwargs), NameStore (its
+// name's characters), NameIndex (the flat name table), users lists and the journal past the inline capacity,
 // LargeAllocator (the large arrays on huge pages), and graph copies.
 #include <doctest/doctest.h>
 
@@ -55,7 +56,7 @@ struct Snapshot {
 Snapshot snapshot(const Graph& g) {
   Snapshot s;
   for (const Node& n : g.nodes()) {
-    s.names.push_back(n.name());
+    s.names.emplace_back(n.name());
     s.args.emplace_back(n.args().begin(), n.args().end());
     s.users.emplace_back(n.users().begin(), n.users().end());
   }
@@ -188,6 +189,107 @@ TEST_CASE("InlineVector keeps up to N elements inside, moves them out beyond, an
   CHECK(source.empty());  // NOLINT(bugprone-use-after-move)
   Counted3 sized(2);  // value-initialized elements
   CHECK(values(sized) == std::vector<int>{-1, -1});
+}
+
+TEST_CASE("HeapArray: one pointer, nothing allocated when empty; copies, moves and destroys each element once") {
+  static_assert(sizeof(HeapArray<Counted>) == sizeof(void*));
+  {
+    HeapArray<Counted> empty;
+    CHECK(empty.empty());
+    CHECK(empty.size() == 0);
+    CHECK(empty.data() == nullptr);
+    CHECK(empty.begin() == empty.end());
+    CHECK(HeapArray<Counted>(std::vector<Counted>{}).empty());  // an empty vector allocates nothing either
+
+    std::vector<Counted> source;
+    for (int i = 0; i < 5; ++i) source.emplace_back(i);
+    HeapArray<Counted> a(std::move(source));  // takes the elements
+    CHECK(source.empty());  // NOLINT(bugprone-use-after-move)
+    CHECK(a.size() == 5);
+    CHECK(Counted::live == 5);
+    for (int i = 0; i < 5; ++i) CHECK(a[static_cast<std::size_t>(i)].v == i);
+
+    HeapArray<Counted> b = a;  // a deep copy
+    b[0].v = 9;
+    CHECK(a[0].v == 0);
+    CHECK(Counted::live == 10);
+    CHECK_FALSE(a == b);
+    HeapArray<Counted> c = std::move(b);  // the block changes hands
+    CHECK(b.empty());  // NOLINT(bugprone-use-after-move)
+    CHECK(c[0].v == 9);
+    CHECK(Counted::live == 10);
+    c = a;  // replaces c's elements
+    CHECK(c == a);
+    CHECK(Counted::live == 10);
+    const HeapArray<Counted>& alias = c;
+    c = alias;  // self-assignment keeps it
+    CHECK(c == a);
+    std::span<const Counted> view = c;
+    CHECK(view.size() == 5);
+    CHECK(view.data() == c.data());
+    CHECK(c.to_vector().size() == 5);
+    c = HeapArray<Counted>();
+    CHECK(c.empty());
+    CHECK(Counted::live == 5);
+  }
+  CHECK(Counted::live == 0);
+}
+
+TEST_CASE("NameStore: names stay put as the store grows; a copy shares them and writes its own; pop gives the newest back") {
+  NameStore s;
+  std::vector<const char*> at;
+  std::vector<std::string> want;
+  for (int i = 0; i < 20000; ++i) {  // many chunks: 1 KiB doubling to 1 MiB
+    want.push_back(numbered(i % 7 == 0 ? "a_rather_long_node_name_" : "n", i));
+    at.push_back(s.add(want.back()));
+  }
+  std::string huge(3u << 20, 'h');  // larger than any chunk: a chunk of its own
+  const char* h = s.add(huge);
+  CHECK(NameStore::view(h) == huge);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    REQUIRE(NameStore::view(at[i]) == want[i]);
+    CHECK(at[i][want[i].size()] == '\0');  // data() ends with a zero byte
+  }
+  CHECK(NameStore::view(NameStore::empty()).empty());
+  CHECK(NameStore::view(s.add("")).empty());
+
+  auto copy = std::make_unique<NameStore>(s);
+  const char* mine = copy->add("only_in_the_copy");
+  const char* theirs = s.add("only_in_the_source");  // written after the copy's last name: no overlap
+  CHECK(NameStore::view(mine) == "only_in_the_copy");
+  CHECK(NameStore::view(theirs) == "only_in_the_source");
+  NameStore moved = std::move(s);
+  s = NameStore();  // the source is gone: the copy's names still read
+  CHECK(NameStore::view(at[123]) == want[123]);
+  CHECK(NameStore::view(moved.add("after_the_move")) == "after_the_move");
+  copy.reset();
+  CHECK(NameStore::view(at[19999]) == want[19999]);  // `moved` still holds the chunks
+
+  const char* last = moved.add("popped");
+  moved.pop(last);
+  CHECK(moved.add("again") == last);  // the same bytes, given back
+  moved.pop(at[0]);  // not the newest: nothing happens
+  CHECK(NameStore::view(at[0]) == want[0]);
+}
+
+TEST_CASE("a graph's names: a copy outlives its source, and a node taken back gives its name's bytes back") {
+  auto g = std::make_unique<Graph>();
+  NodeId x = g->placeholder("x");
+  std::vector<NodeId> ids;
+  for (int i = 0; i < 3000; ++i) ids.push_back(g->call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, numbered("node_", i)));
+  Graph c = *g;
+  NodeId only_g = g->call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "only_g");
+  g.reset();
+  for (int i = 0; i < 3000; ++i) CHECK(c[ids[static_cast<std::size_t>(i)]].name() == numbered("node_", i));
+  CHECK(c.find("only_g") == no_node);
+  NodeId only_c = c.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "only_c");
+  CHECK(only_c == only_g);  // the same id in each graph, with a name of its own
+  CHECK(c[only_c].name() == "only_c");
+  const char* bytes = c[only_c].name().data();
+  c.remove_newest(only_c);
+  NodeId again = c.call(op2(), {NodeRef{x}, NodeRef{x}}, {}, no_node, "again");
+  CHECK(c[again].name().data() == bytes);
+  verify(c);
 }
 
 TEST_CASE("a node keeps up to four arguments inside itself; list arguments stay shared with their source") {
@@ -385,7 +487,7 @@ TEST_CASE("names stay unique and findable through many creations and erasures") 
   }
   std::set<std::string> names;
   for (const Node& n : g.nodes()) {
-    CHECK(names.insert(n.name()).second);
+    CHECK(names.emplace(n.name()).second);
     CHECK(g.find(n.name()) == n.id());
   }
   CHECK(names.size() == live.size() + 1);

@@ -29,7 +29,7 @@ std::vector<std::string> dsl_roots(const P& p, const Graph& g) {
   std::vector<std::string> out;
   Match<P> m;
   for (const Node& n : g.nodes())
-    if (match_into(p, g, n.id(), m)) out.push_back(n.name());
+    if (match_into(p, g, n.id(), m)) out.emplace_back(n.name());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -39,7 +39,7 @@ std::vector<std::string> hand_roots(F f, const Graph& g) {
   std::vector<std::string> out;
   C c{};
   for (const Node& n : g.nodes())
-    if (f(ops, g, n.id(), c)) out.push_back(n.name());
+    if (f(ops, g, n.id(), c)) out.emplace_back(n.name());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -72,7 +72,7 @@ TEST_CASE("seed_mlp: mm -> scale_cast with typed dtype, clamp and scale") {
     for (const Node& n : g.nodes()) {
       auto m = match(mm_scale_cast, g, n.id());
       if (!m) continue;
-      roots.push_back(n.name());
+      roots.emplace_back(n.name());
       CHECK(m->get<"dtype">() == ScalarType::Float);
       CHECK(m->get<"scale">() == 0.5);
       clamps.push_back(m->get<"clamp">());

@@ -191,7 +191,7 @@ inline std::string dump_value(const Graph& g, const Value& v) {
     case Value::Kind::Double: return std::to_string(*v.get_if<double>());
     case Value::Kind::String: return "'" + *v.get_if<std::string>() + "'";
     case Value::Kind::ScalarType: return std::string(torch_name(*v.get_if<ScalarType>()));
-    case Value::Kind::Node: return "%" + g[v.node()].name();
+    case Value::Kind::Node: return "%" + std::string(g[v.node()].name());
     case Value::Kind::List: {
       std::string s = v.get_if<List>()->tuple ? "(" : "[";
       for (const Value& i : *v.items()) s += dump_value(g, i) + ",";
@@ -204,14 +204,14 @@ inline std::string dump_value(const Graph& g, const Value& v) {
 inline std::string dump(const Graph& g) {
   std::string s = "size=" + std::to_string(g.size()) + " ids=" + std::to_string(g.id_bound()) + "\n";
   for (const Node& n : g.nodes()) {
-    s += std::to_string(n.id()) + " " + n.name() + " " + std::string(kind_name(n.kind())) + " ";
+    s += std::to_string(n.id()) + " " + std::string(n.name()) + " " + std::string(kind_name(n.kind())) + " ";
     s += n.op() == no_op ? n.target() : std::string(op_name(n.op()));
     s += " (";
     for (const Value& v : n.args()) s += dump_value(g, v) + ", ";
     s += ") {";
     for (const Kwarg& k : n.kwargs()) s += k.name + "=" + dump_value(g, k.value) + ", ";
     s += "} users=[";
-    for (NodeId u : n.users()) s += g[u].name() + ",";
+    for (NodeId u : n.users()) s += std::string(g[u].name()) + ",";
     s += "]";
     if (n.meta().dtype) s += " dtype=" + std::string(torch_name(*n.meta().dtype));
     if (n.meta().shape) s += " rank=" + std::to_string(n.meta().shape->size());

@@ -226,7 +226,7 @@ TEST_CASE("new node names are fresh and FX-like, also when many share a base") {
   PassStats st = sweep(g, rule_set(ViewView<>{}), checked());
   CHECK(st.rules[0].matches == 200);
   std::set<std::string> names;
-  for (const Node& n : g.nodes()) CHECK(names.insert(n.name()).second);
+  for (const Node& n : g.nodes()) CHECK(names.emplace(n.name()).second);
   verify(g);
 }
 
@@ -238,12 +238,12 @@ TEST_CASE("fresh names are torch.fx's: the base, else the first free suffix, ski
   for (int i = 0; i < 10; ++i) prev = g.call(view_op(), {NodeRef{prev}, ints({4, i + 1})});  // view, view_1 .. view_9
   g.output({NodeRef{prev}});
   std::set<std::string> before;
-  for (const Node& n : g.nodes()) before.insert(n.name());
+  for (const Node& n : g.nodes()) before.emplace(n.name());
   PassStats st = sweep(g, rule_set(ViewView<>{}), checked());
   CHECK(st.rules[0].matches == 5);
   std::set<std::string> created;
   for (const Node& n : g.nodes())
-    if (!before.count(n.name())) created.insert(n.name());
+    if (!before.count(std::string(n.name()))) created.emplace(n.name());
   CHECK(created == std::set<std::string>{"view_10", "view_11", "view_12", "view_13", "view_16"});
   for (const Node& n : g.nodes()) CHECK(g.find(n.name()) == n.id());
 
@@ -340,7 +340,7 @@ TEST_CASE("repeated passes keep every name unique and the builder's list of crea
   CHECK(count_op(g, view_op()) == 19);  // 300 -> 150 -> 75 -> 38 -> 19
   std::set<std::string> names;
   for (const Node& n : g.nodes()) {
-    CHECK(names.insert(n.name()).second);
+    CHECK(names.emplace(n.name()).second);
     CHECK(g.find(n.name()) == n.id());
   }
   // The fixpoint driver follows the nodes each rewrite created (the builder's reused buffer).
@@ -453,13 +453,13 @@ TEST_CASE("a rule set's dispatch table follows rules switched on and off") {
 }
 
 TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch what they touch") {
-  // 40,000 views: the nodes take more than 8 MiB, so the pass asks the cache ahead of each
+  // 50,000 views: the nodes take more than 8 MiB, so the pass asks the cache ahead of each
   // rewrite for the nodes it will touch (Graph::prefetch_rewrite_of, prefetch_name). The result
   // must be that of the small chains above: every other view goes, last first.
-  constexpr int length = 40000;
+  constexpr int length = 50000;
   Graph g = view_chain(length);
   REQUIRE(g.outgrows_cache());
-  const NodeId last_view = g.find("view_39999");
+  const NodeId last_view = g.find("view_49999");
   REQUIRE(last_view != no_node);
   PassOptions o;
   o.verify_after_pass = true;

@@ -135,7 +135,7 @@ inline std::string report_text(const RewriteReport& r, const Graph& g) {
     if (!s.matches && !s.refused && !s.failed && !s.unchanged) continue;
     out += "  " + s.name + ": " + std::to_string(s.matches) + " at";
     std::vector<std::string> names;
-    for (NodeId id : s.roots) names.push_back(g[id].name());
+    for (NodeId id : s.roots) names.emplace_back(g[id].name());
     for (const std::string& n : names) out += " " + n;
     if (s.unchanged) out += " (" + std::to_string(s.unchanged) + " matched, changed nothing)";
     if (s.refused) out += " (" + std::to_string(s.refused) + " refused by safety checks)";

@@ -54,7 +54,7 @@ class Graph {
   /// A copy keeps the source's spare arena capacity, so that a pass on the copy does not
   /// start by moving every node to a larger arena.
   Graph(const Graph& o)
-      : annotations(o.annotations), source_offsets(o.source_offsets), names_(o.names_), next_suffix_(o.next_suffix_), head_(o.head_),
+      : annotations(o.annotations), source_offsets(o.source_offsets), names_(o.names_), name_chars_(o.name_chars_), next_suffix_(o.next_suffix_), head_(o.head_),
         tail_(o.tail_), live_(o.live_), mutating_(o.mutating_), ids_in_order_(o.ids_in_order_),
         user_slots_(o.user_slots_), first_args_bound_(o.first_args_bound_), first_args_(o.first_args_) {
     nodes_.reserve(o.nodes_.capacity());
@@ -93,7 +93,7 @@ class Graph {
     return names_.find(name, name_of(), is_live());
   }
   /// Whether the nodes take more memory than a core's caches are likely to hold (8 MiB, some
-  /// 25k nodes), so that a pass does better to ask for what it will touch ahead of time
+  /// 44k nodes), so that a pass does better to ask for what it will touch ahead of time
   /// (prefetch_rewrite_of, prefetch_name). In a smaller graph these hints cost more
   /// instructions than the misses they would save.
   bool outgrows_cache() const { return nodes_.size() * sizeof(Node) > (std::size_t{8} << 20); }
@@ -193,7 +193,7 @@ class Graph {
     // The name check and its insertion in one probe; the index entry waits for the node.
     if (names_.insert_unique(spec.name, id, name_of(), is_live()) != no_node) return no_node;
     // Nothing below throws but allocation failure.
-    Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, std::move(spec.name),
+    Node& n = nodes_.emplace_back(Node::Key{}, id, spec.kind, spec.op, sig, name_chars_.add(spec.name),
                                   std::move(spec.target), std::move(spec.args), std::move(spec.kwargs), where);
     call_ops_.push_back(spec.kind == NodeKind::CallFunction ? spec.op : no_op);
     if (!sig && spec.kind == NodeKind::CallFunction) note_unbound(spec.op);
@@ -322,7 +322,7 @@ class Graph {
     Node& n = nodes_[id];
     if (!n.alive_) throw GraphError("erase of a node that is already erased");
     if (!n.users_.empty())
-      throw GraphError("cannot erase '" + n.name_ + "': it still has " +
+      throw GraphError("cannot erase '" + std::string(n.name()) + "': it still has " +
                        std::to_string(n.users_.size()) + " user(s)");
     journal(Entry{Entry::Erased, id, n.prev_, n.next_});
     drop_uses(id);
@@ -343,7 +343,7 @@ class Graph {
     if (id + std::size_t{1} != nodes_.size() || !nodes_[id].alive_)
       throw GraphError("remove_newest of a node that is not the newest");
     Node& n = nodes_[id];
-    if (!n.users_.empty()) throw GraphError("remove_newest of '" + n.name_ + "', which has users");
+    if (!n.users_.empty()) throw GraphError("remove_newest of '" + std::string(n.name()) + "', which has users");
     drop_uses(id);  // it is the last user of each input: each list loses its last entry
     pop_newest();
   }
@@ -398,7 +398,7 @@ class Graph {
       try {
         l.sig = bind(n.kind_, n.op_, n.args_, n.kwargs_, l.where);
       } catch (const GraphError& e) {
-        throw GraphError("node " + n.name_ + " does not fit the schema registered for its op since it was made: " + e.what());
+        throw GraphError("node " + std::string(n.name()) + " does not fit the schema registered for its op since it was made: " + e.what());
       }
       late.push_back(std::move(l));
     }
@@ -668,7 +668,8 @@ class Graph {
     Node& n = nodes_.back();
     if (!user_slots_.empty()) user_slots_.erase(n.id_);  // its id is free again
     unlink(n.id_);
-    names_.erase(n.name_, n.id_);
+    names_.erase(n.name(), n.id_);
+    name_chars_.pop(n.name_);
     uncount_mutating(n);
     --live_;
     call_ops_.pop_back();
@@ -703,6 +704,7 @@ class Graph {
 
   LargeVector<Node> nodes_;
   NameIndex names_;
+  NameStore name_chars_;  // the nodes' names (Node::name)
   mutable std::unordered_map<std::string, std::size_t> next_suffix_;  // unique_name's counters
   NodeId head_ = no_node, tail_ = no_node;
   std::size_t live_ = 0;

@@ -24,7 +24,7 @@ struct JournalEntry {
 struct Journal {
   struct SavedArgs {
     NodeArgs args;
-    std::vector<Kwarg> kwargs;
+    HeapArray<Kwarg> kwargs;
   };
 
   bool on = false;  // a transaction is open: record
@@ -40,7 +40,7 @@ struct Journal {
     entries.push_back(JournalEntry{JournalEntry::UsersChanged, id, static_cast<std::uint32_t>(saved_users.size())});
     saved_users.push_back(users);
   }
-  void save_args(NodeId id, const NodeArgs& args, const std::vector<Kwarg>& kwargs) {
+  void save_args(NodeId id, const NodeArgs& args, const HeapArray<Kwarg>& kwargs) {
     if (!on) return;
     entries.push_back(JournalEntry{JournalEntry::ArgsChanged, id, static_cast<std::uint32_t>(saved_args.size())});
     saved_args.push_back(SavedArgs{args, kwargs});

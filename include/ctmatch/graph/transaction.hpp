@@ -47,7 +47,7 @@ inline void Graph::undo() {
         if (n.kind_ == NodeKind::CallFunction) call_ops_[n.id_] = n.op_;
         mutating_ += is_mutating(n);
         ++live_;
-        if (find(n.name_) != n.id_) names_.insert(n.name_, n.id_, is_live());  // a rehash dropped it
+        if (find(n.name()) != n.id_) names_.insert(n.name(), n.id_, is_live());  // a rehash dropped it
         n.prev_ = it->a;
         n.next_ = it->b;
         if (n.prev_ == no_node) head_ = n.id_; else nodes_[n.prev_].next_ = n.id_;

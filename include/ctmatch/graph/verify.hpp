@@ -37,7 +37,7 @@ inline std::string find_wrong_edge(const Graph& g) {
     std::size_t num_listers = 0;
     for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next, ++num_listers) {
       NodeId l = listers[e].node;
-      if (listed_by[l] == id) return g[l].name() + " lists a user twice";
+      if (listed_by[l] == id) return std::string(g[l].name()) + " lists a user twice";
       listed_by[l] = id;
     }
     // Every input is live, defined earlier, and lists this node as a user; and the inputs are
@@ -46,12 +46,12 @@ inline std::string find_wrong_edge(const Graph& g) {
     std::string wrong;
     auto visit = [&](NodeId in) {
       if (!wrong.empty()) return;
-      if (!g.live(in)) wrong = n.name() + " uses a node that does not exist";
-      else if (!g.comes_before(in, id)) wrong = n.name() + " uses " + g[in].name() + " before it is defined";
+      if (!g.live(in)) wrong = std::string(n.name()) + " uses a node that does not exist";
+      else if (!g.comes_before(in, id)) wrong = std::string(n.name()) + " uses " + std::string(g[in].name()) + " before it is defined";
       else if (input_of[in] != id) {
         input_of[in] = id;
         ++inputs;
-        if (listed_by[in] != id) wrong = g[in].name() + " does not list its user " + n.name() + " exactly once";
+        if (listed_by[in] != id) wrong = std::string(g[in].name()) + " does not list its user " + std::string(n.name()) + " exactly once";
       }
     };
     for (const Value& v : n.args()) v.for_each_node(visit);
@@ -60,11 +60,11 @@ inline std::string find_wrong_edge(const Graph& g) {
     if (inputs != num_listers)
       for (std::uint32_t e = lister_head[id]; e != end_of_chain; e = listers[e].next)
         if (input_of[listers[e].node] != id)
-          return g[listers[e].node].name() + " lists " + n.name() + " as a user, which does not use it";
+          return std::string(g[listers[e].node].name()) + " lists " + std::string(n.name()) + " as a user, which does not use it";
     // Its own users: live, later in the list, and chained for their own turn.
     for (NodeId u : n.users()) {
-      if (!g.live(u)) return n.name() + " lists a user that does not exist";
-      if (!g.comes_before(id, u)) return n.name() + " lists " + g[u].name() + " as a user, which comes before it";
+      if (!g.live(u)) return std::string(n.name()) + " lists a user that does not exist";
+      if (!g.comes_before(id, u)) return std::string(n.name()) + " lists " + std::string(g[u].name()) + " as a user, which comes before it";
       listers.push_back({id, lister_head[u]});
       lister_head[u] = static_cast<std::uint32_t>(listers.size() - 1);
     }
@@ -105,18 +105,18 @@ inline void verify(const Graph& g) {
   for (NodeId id = g.first(); id != no_node; id = g.next(id)) {
     if (++count > bound) fail("the node list has a cycle");
     const Node& n = g[id];
-    if (!n.alive()) fail("erased node " + n.name() + " is still listed");
-    if (n.id() != id) fail("node " + n.name() + " has the wrong id");
-    if (g.prev(id) != prev) fail("broken back link at " + n.name());
-    if (prev != no_node && !g.comes_before(prev, id)) fail("order keys out of sequence at " + n.name());
-    if (prev != no_node && g.ids_in_order() && prev > id) fail("ids out of node order at " + n.name());
+    if (!n.alive()) fail("erased node " + std::string(n.name()) + " is still listed");
+    if (n.id() != id) fail("node " + std::string(n.name()) + " has the wrong id");
+    if (g.prev(id) != prev) fail("broken back link at " + std::string(n.name()));
+    if (prev != no_node && !g.comes_before(prev, id)) fail("order keys out of sequence at " + std::string(n.name()));
+    if (prev != no_node && g.ids_in_order() && prev > id) fail("ids out of node order at " + std::string(n.name()));
     listed[id] = true;
     names_fingerprint += NameIndex::entry_fingerprint(n.name(), id);
     if (!is_node_name(n.name())) fail("node " + quoted_name(n.name()) + " has a name that is not a node name");
-    if (seen_output) fail("node " + n.name() + " comes after the output node");
+    if (seen_output) fail("node " + std::string(n.name()) + " comes after the output node");
     if (n.kind() == NodeKind::Output) seen_output = true;
     if ((n.kind() == NodeKind::CallFunction) != (n.op() != no_op))
-      fail("node " + n.name() + ": call_function nodes, and only they, have an op");
+      fail("node " + std::string(n.name()) + ": call_function nodes, and only they, have an op");
 
     inputs.clear();
     auto visit = [&](NodeId in) { inputs.push_back(in); };
@@ -134,9 +134,9 @@ inline void verify(const Graph& g) {
 
     // The schema binding is current.
     if (n.kind() == NodeKind::CallFunction && n.signature() != OpRegistry::global().signature(n.op()))
-      fail(n.name() + " is not bound to its op's signature" +
+      fail(std::string(n.name()) + " is not bound to its op's signature" +
            (n.signature() ? std::string() : " (registered after the node was made: call Graph::bind_late())"));
-    if (ops[id] != (n.kind() == NodeKind::CallFunction ? n.op() : no_op)) fail("the op array is stale at " + n.name());
+    if (ops[id] != (n.kind() == NodeKind::CallFunction ? n.op() : no_op)) fail("the op array is stale at " + std::string(n.name()));
     calls += n.kind() == NodeKind::CallFunction;
     mutating += is_mutating(n);
     prev = id;
@@ -157,7 +157,7 @@ inline void verify(const Graph& g) {
   for (OpId op : ops) ops_set += op != no_op;
   if (ops_set != calls)
     for (NodeId id = 0; id < bound; ++id)
-      if (!g[id].alive() && ops[id] != no_op) fail("the op array is stale at " + g[id].name());
+      if (!g[id].alive() && ops[id] != no_op) fail("the op array is stale at " + std::string(g[id].name()));
 }
 
 }  // namespace ctmatch

@@ -161,7 +161,7 @@ class Reader : DocumentReader {
       if (!overrides.empty()) node.edit_annotations().push_back(Annotation{std::string(key_input_tags), std::move(overrides)});
       if (!node.signature() && !positional_names.empty())
         node.edit_annotations().push_back(Annotation{std::string(key_arg_names), std::move(positional_names)});
-      const std::string node_name = node.name();  // `node` may move as the graph grows
+      const std::string node_name(node.name());  // `node` may move as the graph grows
       bind(node_name, id);
       // An op of several returns has that many output slots: a getitem of each (the FX reader
       // holds getitems to the same count).

@@ -167,7 +167,7 @@ class Writer {
     std::int64_t run_index = -1;  // the output its last getitem took
     for (const Node& n : g_.nodes()) {
       auto refusal = [&](const std::string& why) {
-        return WriteError(n.id(), "cannot write node '" + n.name() + "' as torch.export JSON: " + why);
+        return WriteError(n.id(), "cannot write node '" + std::string(n.name()) + "' as torch.export JSON: " + why);
       };
       switch (n.kind()) {
         case NodeKind::GetAttr: throw refusal("a get_attr node (the format lifts constants as inputs, which FX text reads back as placeholders)");
@@ -186,11 +186,11 @@ class Writer {
       if (folded_getitem(n)) {
         check_output_index(n);
         if (n.args()[0].node() != run)
-          throw refusal("a getitem of '" + g_[n.args()[0].node()].name() +
+          throw refusal("a getitem of '" + std::string(g_[n.args()[0].node()].name()) +
                         "' placed after other nodes (the format puts an op's getitems right after it)");
         std::int64_t i = *n.args()[1].get_if<std::int64_t>();
         if (i <= run_index)
-          throw refusal("getitems of '" + g_[run].name() + "' out of the order of its outputs, or two of one output");
+          throw refusal("getitems of '" + std::string(g_[run].name()) + "' out of the order of its outputs, or two of one output");
         run_index = i;
       } else {
         run = multi_output(n) ? n.id() : no_node;
@@ -488,8 +488,8 @@ class Writer {
                          : s.names.empty()            ? max_list_slots
                                                       : static_cast<std::int64_t>(s.names.size());
     if (i < 0 || i >= slots)
-      throw WriteError(getitem.id(), "cannot write node '" + getitem.name() + "' as torch.export JSON: getitem index " +
-                                  std::to_string(i) + " is not an output of '" + source.name() + "' (" +
+      throw WriteError(getitem.id(), "cannot write node '" + std::string(getitem.name()) + "' as torch.export JSON: getitem index " +
+                                  std::to_string(i) + " is not an output of '" + std::string(source.name()) + "' (" +
                                   std::to_string(slots) + (s.names.empty() && s.form != OutputsShape::List ? " at most)" : " outputs)"));
   }
 
@@ -524,7 +524,7 @@ class Writer {
       used[i] = true;
     }
     for (std::size_t i = 0; i < names.size(); ++i)
-      if (!used[i]) names[i] = n.name() + "_unused_" + std::to_string(i);
+      if (!used[i]) names[i] = std::string(n.name()) + "_unused_" + std::to_string(i);
     if (s.form == OutputsShape::Tensors) {
       out_ += "[{\"as_tensors\": [";
       for (std::size_t i = 0; i < names.size(); ++i) {
@@ -817,7 +817,7 @@ class Writer {
     const std::string* extras = find_annotation(n.annotations(), key_tensor_meta);
     std::string why = append_tensor_meta(out_, m, extras ? std::string_view(*extras) : std::string_view{});
     if (!why.empty())
-      throw WriteError(n.id(), "cannot write the metadata of '" + n.name() + "' as torch.export JSON: " + why);
+      throw WriteError(n.id(), "cannot write the metadata of '" + std::string(n.name()) + "' as torch.export JSON: " + why);
   }
   /// The device of the graph's tensors: the first node's that has one, else the CPU.
   Device graph_device() {

@@ -428,7 +428,7 @@ class Reader {
       std::size_t at = text_.find(users_.key, g_.source_offsets[id]) + users_.key.size();
       auto [line, col] = line_column(text_, at);
       throw ParseError(file_, line, col,
-                       "node '" + g_[id].name() + "' says num_users=" + std::to_string(stated) +
+                       "node '" + std::string(g_[id].name()) + "' says num_users=" + std::to_string(stated) +
                            " but the graph has " + std::to_string(actual) + " user(s) of it");
     }
   }

@@ -89,9 +89,9 @@ inline std::string getitem_index_misfit(const Graph& g, const NodeSpec& spec) {
   const schema::FunctionSchema* ps = producer.kind() == NodeKind::CallFunction ? schema_of(producer.op()) : nullptr;
   if (!ps || ps->num_returns < 2) return {};
   const auto* i = spec.args[1].get_if<std::int64_t>();
-  if (!i) return "getitem of '" + producer.name() + "' (" + std::to_string(ps->num_returns) + " outputs) needs an integer index";
+  if (!i) return "getitem of '" + std::string(producer.name()) + "' (" + std::to_string(ps->num_returns) + " outputs) needs an integer index";
   if (*i < 0 || *i >= static_cast<std::int64_t>(ps->num_returns))
-    return "getitem index " + std::to_string(*i) + " is out of range: '" + producer.name() + "' (" +
+    return "getitem index " + std::to_string(*i) + " is out of range: '" + std::string(producer.name()) + "' (" +
            std::string(op_name(producer.op())) + ") has " + std::to_string(ps->num_returns) + " outputs, 0 to " +
            std::to_string(ps->num_returns - 1);
   return {};

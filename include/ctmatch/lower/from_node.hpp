@@ -17,7 +17,7 @@ namespace ctmatch::lower {
 namespace detail {
 inline const Value& required_arg(const Node& n, std::string_view param) {
   const Value* v = n.arg(param);
-  if (!v) throw GemmProblemError("node '" + n.name() + "': no argument '" + std::string(param) + "'");
+  if (!v) throw GemmProblemError("node '" + std::string(n.name()) + "': no argument '" + std::string(param) + "'");
   return *v;
 }
 
@@ -25,17 +25,17 @@ inline const Value& required_arg(const Node& n, std::string_view param) {
 inline tune::TensorDesc tensor_arg(const Graph& g, const Node& n, std::string_view param) {
   const Value& v = required_arg(n, param);
   auto fail = [&](const std::string& why) -> GemmProblemError {
-    return GemmProblemError("node '" + n.name() + "': argument '" + std::string(param) + "' " + why);
+    return GemmProblemError("node '" + std::string(n.name()) + "': argument '" + std::string(param) + "' " + why);
   };
   if (!v.is_node()) throw fail("is not a tensor");
   const Node& t = g[v.node()];
-  if (!t.meta().dtype || !t.meta().shape) throw fail("('" + t.name() + "') has no dtype and shape metadata");
+  if (!t.meta().dtype || !t.meta().shape) throw fail("('" + std::string(t.name()) + "') has no dtype and shape metadata");
   const auto dt = tune_dtype(*t.meta().dtype);
   if (!dt) throw fail("has dtype " + std::string(torch_name(*t.meta().dtype)) + ", which the tuner does not know");
   std::vector<std::int64_t> sizes;
   for (const Value& d : *t.meta().shape) {
     const auto* i = d.get_if<std::int64_t>();
-    if (!i) throw fail("('" + t.name() + "') has a symbolic size: a GEMM problem needs concrete sizes");
+    if (!i) throw fail("('" + std::string(t.name()) + "') has a symbolic size: a GEMM problem needs concrete sizes");
     sizes.push_back(*i);
   }
   return tune::TensorDesc::contiguous(std::move(sizes), *dt);
@@ -46,7 +46,7 @@ inline double number_arg(const Node& n, std::string_view param) {
   if (const auto* d = v.get_if<double>()) return *d;
   if (const auto* i = v.get_if<std::int64_t>()) return static_cast<double>(*i);
   if (const auto* b = v.get_if<bool>()) return *b ? 1.0 : 0.0;
-  throw GemmProblemError("node '" + n.name() + "': argument '" + std::string(param) + "' is not a number");
+  throw GemmProblemError("node '" + std::string(n.name()) + "': argument '" + std::string(param) + "' is not a number");
 }
 }  // namespace detail
 
@@ -55,7 +55,7 @@ inline double number_arg(const Node& n, std::string_view param) {
 inline ScaleCast scale_cast_of(const Node& n) {
   const auto* dtype = detail::required_arg(n, "dtype").get_if<ScalarType>();
   const auto* clamp = detail::required_arg(n, "clamp").get_if<bool>();
-  if (!dtype || !clamp) throw GemmProblemError("node '" + n.name() + "': dtype or clamp is not of its schema type");
+  if (!dtype || !clamp) throw GemmProblemError("node '" + std::string(n.name()) + "': dtype or clamp is not of its schema type");
   return ScaleCast{*dtype, *clamp, detail::number_arg(n, "scale")};
 }
 
@@ -64,8 +64,8 @@ inline ScaleCast scale_cast_of(const Node& n) {
 inline GemmProblem gemm_problem(const Graph& g, NodeId id, std::string device = "cuda") {
   const Node& n = g[id];
   const std::string_view op = n.kind() == NodeKind::CallFunction ? op_name(n.op()) : std::string_view{};
-  if (op.empty()) throw GemmProblemError("node '" + n.name() + "': not an op call");
-  if (!n.signature()) throw GemmProblemError("node '" + n.name() + "': op " + std::string(op) + " has no known schema");
+  if (op.empty()) throw GemmProblemError("node '" + std::string(n.name()) + "': not an op call");
+  if (!n.signature()) throw GemmProblemError("node '" + std::string(n.name()) + "': op " + std::string(op) + " has no known schema");
   if (op == "aten.mm.default")
     return gemm_problem(detail::tensor_arg(g, n, "self"), detail::tensor_arg(g, n, "mat2"), std::monostate{},
                         std::move(device));
@@ -76,7 +76,7 @@ inline GemmProblem gemm_problem(const Graph& g, NodeId id, std::string device = 
   if (op == "seedlib.mm_scale_cast.default")
     return gemm_problem(detail::tensor_arg(g, n, "a"), detail::tensor_arg(g, n, "b"), scale_cast_of(n),
                         std::move(device));
-  throw GemmProblemError("node '" + n.name() + "': " + std::string(op) +
+  throw GemmProblemError("node '" + std::string(n.name()) + "': " + std::string(op) +
                          " is not a GEMM this layer describes (aten.mm, aten.addmm, seedlib.mm_scale_cast)");
 }
 

@@ -85,7 +85,7 @@ inline const Value* arg_of(const Node& n, std::size_t i) {
 }
 inline std::string node_op_text(const Node& n) {
   if (n.op() != no_op) return std::string(op_name(n.op()));
-  return std::string(kind_name(n.kind())) + " '" + n.name() + "'";
+  return std::string(kind_name(n.kind())) + " '" + std::string(n.name()) + "'";
 }
 }  // namespace detail
 

@@ -149,11 +149,11 @@ class Explainer {
       case Text::Tail::None: break;
       case Text::Tail::Value: s += detail::value_text(t.value, g_); break;
       case Text::Tail::TypedValue: s += detail::typed_value_text(t.value, g_); break;
-      case Text::Tail::NodeName: s += "'" + (*g_)[t.node].name() + "'"; break;
+      case Text::Tail::NodeName: s += "'" + std::string((*g_)[t.node].name()) + "'"; break;
       case Text::Tail::NodeOp: {
         const Node& n = (*g_)[t.node];
         if (n.op() != no_op) s += op_name(n.op());
-        else s += std::string(kind_name(n.kind())) + " '" + n.name() + "'";
+        else s += std::string(kind_name(n.kind())) + " '" + std::string(n.name()) + "'";
         break;
       }
       case Text::Tail::Count: s += std::to_string(t.count); break;

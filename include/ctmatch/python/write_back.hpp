@@ -49,7 +49,7 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
   std::vector<py::object> targets;
   for (NodeId id : created) {
     const Node& n = g[id];
-    if (n.kind() != NodeKind::CallFunction) throw FromFxError("the pass created a node that is not a call: " + n.name());
+    if (n.kind() != NodeKind::CallFunction) throw FromFxError("the pass created a node that is not a call: " + std::string(n.name()));
     auto it = fx.targets.find(n.op());
     targets.push_back(it != fx.targets.end() ? it->second : resolve_op(t, op_name(n.op())));
   }
@@ -124,7 +124,7 @@ inline std::vector<py::object> write_back(py::handle fx_graph, FxGraph& fx, cons
   // FX's namespace keeps the names of erased nodes, so a name the pass reused came out with a
   // suffix: give each node the name the pass gave it (no live node has it).
   for (std::size_t i = 0; i < created.size(); ++i) {
-    const std::string& want = g[created[i]].name();
+    const std::string want(g[created[i]].name());
     if (std::string(py::str(made[i].attr("name"))) == want) continue;
     if (py::hasattr(made[i], "_rename")) made[i].attr("_rename")(py::str(want));
     if (std::string(py::str(made[i].attr("name"))) != want) made[i].attr("name") = py::str(want);

@@ -85,15 +85,15 @@ inline void check_rewrite_locally(const Graph& g, std::span<const NodeId> create
   for (NodeId c : created) {
     if (!g[c].alive()) continue;
     auto visit = [&](NodeId in) {
-      if (!g[in].alive()) fail(g[c].name() + " uses an erased node");
-      if (!g.comes_before(in, c)) fail(g[c].name() + " uses " + g[in].name() + ", defined after it");
+      if (!g[in].alive()) fail(std::string(g[c].name()) + " uses an erased node");
+      if (!g.comes_before(in, c)) fail(std::string(g[c].name()) + " uses " + std::string(g[in].name()) + ", defined after it");
     };
     for (const Value& v : g[c].args()) v.for_each_node(visit);
     for (const Kwarg& k : g[c].kwargs()) k.value.for_each_node(visit);
   }
   for (NodeId u : g[root].users())
     if (u != repl && !g.comes_before(repl, u))
-      fail("the replacement " + g[repl].name() + " comes after " + g[u].name() + ", a user of the root");
+      fail("the replacement " + std::string(g[repl].name()) + " comes after " + std::string(g[u].name()) + ", a user of the root");
 }
 
 }  // namespace detail
@@ -178,7 +178,7 @@ using BuildReplacement = void (*)(const void* state, RewriteBuilder& b, std::spa
     NodeId user = no_node;
     if (NodeId s = shared_interior_node(g, matched, roots, &user); s != no_node) {
       if (why)
-        why->say("refused: interior node " + g[s].name() + " is also used by " + g[user].name() +
+        why->say("refused: interior node " + std::string(g[s].name()) + " is also used by " + std::string(g[user].name()) +
                  ", outside the match");
       ++st.refused;
       return ApplyResult::Refused;

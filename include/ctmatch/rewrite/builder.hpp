@@ -217,7 +217,7 @@ class RewriteBuilder {
   /// one described in RuleStats::first_drop, once the rewrite commits.
   void note_dropped_kwarg(const Node& from, std::string_view kwarg, std::string_view new_op) {
     if (dropped_kwargs_++ == 0)
-      first_drop_ = from.name() + ": kwarg '" + std::string(kwarg) + "' dropped: " + std::string(new_op) + " has no such argument";
+      first_drop_ = std::string(from.name()) + ": kwarg '" + std::string(kwarg) + "' dropped: " + std::string(new_op) + " has no such argument";
   }
   std::size_t dropped_kwargs() const { return dropped_kwargs_; }
   const std::string& first_drop() const { return first_drop_; }

@@ -41,7 +41,7 @@ std::vector<RuleExplanation> explain(Graph& g, const Set& set, NodeId node, cons
 /// The explanation as lines of text: `rule: why`.
 inline std::string format_explanations(const Graph& g, NodeId node, const std::vector<RuleExplanation>& ex) {
   const Node& n = g[node];
-  std::string s = "node " + n.name() + " (" +
+  std::string s = "node " + std::string(n.name()) + " (" +
                   std::string(n.op() == no_op ? kind_name(n.kind()) : op_name(n.op())) + "):\n";
   if (ex.empty()) s += "  no rule has this op as its root\n";
   for (const RuleExplanation& e : ex)

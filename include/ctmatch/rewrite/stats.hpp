@@ -81,7 +81,7 @@ struct PassStats {
   std::map<std::string, std::vector<std::string>> root_names(const Graph& g) const {
     std::map<std::string, std::vector<std::string>> m;
     for (const RuleStats& r : rules)
-      for (NodeId id : r.roots) m[r.name].push_back(g[id].name());
+      for (NodeId id : r.roots) m[r.name].emplace_back(g[id].name());
     for (auto& [name, v] : m) std::sort(v.begin(), v.end());
     return m;
   }
