@@ -25,12 +25,12 @@ echo "== configure + build"
 t0=$(date +%s)
 cmake -S . -B $build -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release -DCTMATCH_CUDA=OFF \
   -DCTMATCH_BUILD_TESTS=OFF -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_BUILD_TOOLS=OFF -DCTMATCH_BUILD_EXAMPLES=ON \
-  -DCTMATCH_PYTHON=ON -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" \
+  -DCTMATCH_PYTHON=ON -DCTMATCH_PYTHON_TORCH_CPP=ON -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" \
   >"$OUT/python_build.log" 2>&1 || { tail -30 "$OUT/python_build.log"; exit 1; }
-cmake --build $build -j "$(nproc)" --target _ctmatch seed_question_rules >>"$OUT/python_build.log" 2>&1 || {
+cmake --build $build -j "$(nproc)" --target _ctmatch _ctmatch_torch seed_question_rules >>"$OUT/python_build.log" 2>&1 || {
   tail -40 "$OUT/python_build.log"; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
-export PYTHONPATH=$PWD/$build/python:$PWD/$bench_dir PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH=$PWD/$build/python:$PWD/$bench_dir PYTHONDONTWRITEBYTECODE=1 CTMATCH_EXPECT_TENSOR_IMPL_READER=1
 
 echo "== Python tests"
 "$py" -m unittest discover -s tests/python -p "test_*.py" 2>&1 | tail -40 | tee "$OUT/python_tests.txt"

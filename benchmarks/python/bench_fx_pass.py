@@ -75,6 +75,13 @@ def side_by_side(graph, reps):
     rec["python_loop_s"] = median_time(lambda: python_loop(graph), reps)
     rec["from_fx_s"] = median_time(lambda: ctmatch.Graph.from_fx(graph), reps)
     rec["from_fx_us_per_node"] = 1e6 * rec["from_fx_s"] / rec["nodes"]
+    # the same with the TensorImpl reader (ctmatch._ctmatch_torch) off: the Python attributes
+    rec["tensor_impl_reader"] = ctmatch._ctmatch._tensor_impl_reader()[0]
+    ctmatch._ctmatch._tensor_impl_reader(False)
+    try:
+        rec["from_fx_python_meta_us_per_node"] = 1e6 * median_time(lambda: ctmatch.Graph.from_fx(graph), reps) / rec["nodes"]
+    finally:
+        ctmatch._ctmatch._tensor_impl_reader(True)
     rec["python_loop_us_per_node"] = 1e6 * rec["python_loop_s"] / rec["nodes"]
 
     p = inductor_bench.build_pass(rewrite=True)
@@ -154,7 +161,8 @@ def main():
     for name, gm in model_zoo.build_exported(a.models):
         rec = res["exported"][name] = side_by_side(gm.graph, a.reps)
         print(f"{name} (exported, {rec['nodes']} nodes): from_fx {rec['from_fx_us_per_node']:.3f} us/node "
-              f"(python loop {rec['python_loop_us_per_node']:.3f}); ctmatch.apply {1e3 * rec['ctmatch_apply_s']:.3f} ms "
+              f"(python loop {rec['python_loop_us_per_node']:.3f}; reader {rec['tensor_impl_reader']}, without it "
+              f"{rec['from_fx_python_meta_us_per_node']:.3f}); ctmatch.apply {1e3 * rec['ctmatch_apply_s']:.3f} ms "
               f"(convert {1e3 * rec['ctmatch_convert_s']:.3f}, pass {1e3 * rec['ctmatch_pass_s']:.3f}, write back "
               f"{1e3 * rec['ctmatch_write_back_s']:.3f}) vs Inductor {1e3 * rec['inductor_pass_s']:.3f} ms: "
               f"{rec['speedup']:.1f}x; same matches {rec['same_matches']} roots {rec['same_roots']} "
@@ -167,7 +175,9 @@ def main():
                 if "error" in rec:
                     print(f"{name} (torch.compile graph {i}): {rec['error']}", flush=True)
                     continue
-                print(f"{name} (torch.compile graph {i}, {rec['nodes']} nodes): ctmatch.apply "
+                print(f"{name} (torch.compile graph {i}, {rec['nodes']} nodes): from_fx "
+                      f"{rec['from_fx_us_per_node']:.3f} us/node (python loop {rec['python_loop_us_per_node']:.3f}; "
+                      f"without the reader {rec['from_fx_python_meta_us_per_node']:.3f}); ctmatch.apply "
                       f"{1e3 * rec['ctmatch_apply_s']:.3f} ms (converted {rec['ctmatch_converted']}) vs Inductor "
                       f"{1e3 * rec['inductor_pass_s']:.3f} ms: {rec['speedup']:.1f}x; matches {rec['ctmatch_matches']} "
                       f"same {rec['same_matches']} "

@@ -109,4 +109,13 @@ PYBIND11_MODULE(_ctmatch, m) {
       },
       py::arg("fx_graph"), py::arg("rules"), py::arg("mode"));
   m.def("builtin_rule_names", [] { return builtin::rule_names(); });
+  m.def(
+      "_tensor_impl_reader",
+      [](std::optional<bool> use) {
+        python::Torch& t = python::Torch::get();
+        if (use) t.use_tensor_impl = *use;
+        return py::make_tuple(t.has_tensor_impl_reader(), t.use_tensor_impl);
+      },
+      py::arg("use") = py::none(),
+      "(loaded, in use) of the TensorImpl reader ctmatch._ctmatch_torch; `use` switches it (for tests)");
 }

@@ -1,6 +1,7 @@
 """Graph.from_fx: every node kind and value kind, equal to the FX-text reader's graph of
 str(graph), tensor metadata, and clear errors for what ctmatch cannot hold."""
 import operator
+import os
 import unittest
 
 import torch
@@ -82,6 +83,44 @@ class FromFx(unittest.TestCase):
             node.meta.pop("val", None)
         mm = ctmatch.Graph.from_fx(gm.graph).tensor_meta("mm")
         self.assertEqual((mm["strides"], mm["device"]), (["6", "1"], None))
+
+    def test_tensor_impl_reader_reads_what_python_reads(self):
+        # Where ctmatch._ctmatch_torch is built, a tensor's metadata is read from its C++
+        # TensorImpl: it must give what the Python attributes give, field by field.
+        loaded, in_use = ctmatch._ctmatch._tensor_impl_reader()
+        if os.environ.get("CTMATCH_EXPECT_TENSOR_IMPL_READER") == "1":
+            self.assertTrue(loaded and in_use)
+
+        def f(x, y, i):
+            return (x[1:, 2:] * 2, x.t().relu().to(torch.float16), i + 1 > 2, y.contiguous(memory_format=torch.channels_last),
+                    x.unsqueeze(0).expand(3, -1, -1), i.view(2, 3)[:, 1])
+
+        gm = make_fx(f, tracing_mode="fake")(torch.randn(4, 5), torch.randn(2, 3, 4, 5), torch.arange(6))
+        names = [n.name for n in gm.graph.nodes if n.op != "output"]
+
+        def converted(use_reader):
+            ctmatch._ctmatch._tensor_impl_reader(use_reader)
+            try:
+                g = ctmatch.Graph.from_fx(gm.graph)
+            finally:
+                ctmatch._ctmatch._tensor_impl_reader(True)
+            return {n: g.tensor_meta(n) for n in names}
+
+        with_tensor_meta = converted(False), converted(True)
+        for node in gm.graph.nodes:
+            node.meta.pop("tensor_meta", None)
+        python, reader = converted(False), converted(True)
+        self.assertEqual(reader, python)
+        # what tensor_meta holds is the same whichever way the value is read
+        fields = ("dtype", "shape", "strides", "requires_grad", "device", "memory_format")
+        self.assertEqual({n: {k: m[k] for k in fields} for n, m in with_tensor_meta[0].items()},
+                         {n: {k: m[k] for k in fields} for n, m in with_tensor_meta[1].items()})
+        # the graph has what would tell a wrong read: offsets, zero and transposed strides, dtypes
+        seen = {(k, str(v)) for m in reader.values() for k, v in m.items()}
+        for expected in [("storage_offset", "7"), ("storage_offset", "1"), ("dtype", "float16"), ("dtype", "bool"),
+                         ("dtype", "int64"), ("strides", "['0', '5', '1']"), ("strides", "['1', '5']"),
+                         ("memory_format", "channels_last"), ("layout", "strided"), ("device", "cpu")]:
+            self.assertIn(expected, seen)
 
     def test_op_tags_from_the_table_and_from_torch(self):
         gm = make_fx(lambda x: torch.rand_like(x) + x)(torch.randn(2, 3))

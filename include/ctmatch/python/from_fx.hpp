@@ -143,21 +143,71 @@ class NodeIds {
   std::vector<Slot> slots_;
 };
 
-/// A tensor's metadata from meta['tensor_meta'] (a named tuple: dtype, shape, stride,
-/// requires_grad, each a plain attribute read) and meta['val'] (a fake tensor). A fake
-/// tensor's attributes cost a call each, some a dispatch (2.5 µs a node for device, layout and
-/// storage_offset on torch 2.11, three times the rest of the conversion): with tensor_meta
-/// present only the device is read from it (FakeTensor's `fake_device`, a plain attribute);
-/// without, everything is. Nothing for other values (a tuple of outputs, a SymInt); a field
-/// neither has stays unset.
+/// The device of a value (a fake tensor's `fake_device`, a plain attribute, else `device`);
+/// a device ctmatch does not know leaves it unset: metadata never refuses a graph.
+inline void read_device(TensorMeta& m, PyObject* val, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
+  auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
+  for (const py::str* name : {&t.fake_device, &t.device}) {
+    PyObject* d = PyObject_GetAttr(val, name->ptr());
+    if (!d) {
+      PyErr_Clear();
+      continue;
+    }
+    auto held = py::reinterpret_steal<py::object>(d);
+    try {
+      if (Value v = to_value(held, t, no_node, symints); v.get_if<Device>()) {
+        m.device = *v.get_if<Device>();
+        return;
+      }
+    } catch (const UnsupportedValue&) {
+    }
+  }
+}
+
+/// A tensor's metadata from its C++ TensorImpl (tensor_impl_reader.hpp): false, with `n`
+/// untouched, where the reader is off or cannot read `val`, or torch has a dtype or layout
+/// ctmatch does not name.
+inline bool read_tensor_impl(Node& n, PyObject* val, const Torch& t) {
+  TensorFacts f;
+  if (!t.tensor_impl() || !t.tensor_impl()->read(val, &f)) return false;
+  const std::optional<ScalarType> dtype = t.dtype_of_c10(f.scalar_type);
+  const std::optional<Layout> layout = t.layout_of_c10(f.layout);
+  if (!dtype || !layout) return false;
+  auto ints = [](const std::int64_t* p, std::size_t count) {
+    std::vector<Value> out;
+    out.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) out.emplace_back(p[i]);
+    return out;
+  };
+  TensorMeta& m = n.edit_meta();
+  m.dtype = *dtype;
+  m.shape = ints(f.sizes, f.ndim);
+  m.strides = ints(f.strides, f.ndim);
+  m.storage_offset = Value(f.storage_offset);
+  m.layout = *layout;
+  m.requires_grad = f.requires_grad;
+  return true;
+}
+
+/// A tensor's metadata: from meta['val'] (a fake tensor) through its TensorImpl where the
+/// reader is there; else from meta['tensor_meta'] (a named tuple: dtype, shape, stride,
+/// requires_grad, each a plain attribute read) and meta['val']'s Python attributes. Those cost
+/// a call each, some a dispatch (2.5 µs a node for device, layout and storage_offset on torch
+/// 2.11, three times the rest of the conversion): with tensor_meta present only the device is
+/// read from the value; without, everything is. Nothing for other values (a tuple of outputs,
+/// a SymInt); a field neither has stays unset.
 inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   if (!PyDict_Check(meta.ptr())) return;
   auto entry = [&](const py::str& key) -> PyObject* {
     PyObject* v = PyDict_GetItem(meta.ptr(), key.ptr());
     return v == Py_None ? nullptr : v;
   };
-  PyObject* tm = entry(t.tensor_meta);
   PyObject* val = entry(t.val);
+  if (val && read_tensor_impl(n, val, t)) {
+    read_device(n.edit_meta(), val, t, symints);
+    return;
+  }
+  PyObject* tm = entry(t.tensor_meta);
   PyObject* src = tm ? tm : val;
   if (!src) return;
   const bool indexed = tm && Py_TYPE(tm) == reinterpret_cast<PyTypeObject*>(t.tensor_metadata_type.ptr());
@@ -199,8 +249,9 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   if (py::object r = get(src, t.requires_grad, false, field.requires_grad); r && PyBool_Check(r.ptr()))
     m.requires_grad = r.ptr() == Py_True;
   if (!val) return;
-  // A value ctmatch does not know (a device type it has no name for) leaves the field unset:
-  // metadata never refuses a graph.
+  read_device(m, val, t, symints);
+  if (tm) return;
+  // A value ctmatch does not know leaves the field unset: metadata never refuses a graph.
   auto known = [&](const py::str& name, bool call) -> Value {
     py::object o = get(val, name, call);
     try {
@@ -209,10 +260,6 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
       return Value();
     }
   };
-  Value d = known(t.fake_device, false);
-  if (!d.get_if<Device>()) d = known(t.device, false);
-  if (d.get_if<Device>()) m.device = *d.get_if<Device>();
-  if (tm) return;
   if (Value o = known(t.storage_offset, true); o.get_if<std::int64_t>() || o.get_if<SymInt>()) m.storage_offset = o;
   if (Value l = known(t.layout, false); l.get_if<Layout>()) m.layout = *l.get_if<Layout>();
 }

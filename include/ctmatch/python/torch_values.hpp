@@ -5,7 +5,9 @@
 // process and compared by identity, so converting a node costs a few type checks.
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +17,7 @@
 
 #include "../graph.hpp"
 #include "../graph/value_print.hpp"
+#include "tensor_impl_reader.hpp"
 
 namespace ctmatch::python {
 
@@ -94,12 +97,49 @@ struct Torch {
     return *parsed;
   }
 
+  /// The TensorImpl reader (tensor_impl_reader.hpp), or nullptr where there is none or it is
+  /// switched off (`use_tensor_impl`: the tests compare both ways of reading).
+  const TensorImplReader* tensor_impl() const { return use_tensor_impl ? tensor_impl_ : nullptr; }
+  bool has_tensor_impl_reader() const { return tensor_impl_ != nullptr; }
+  bool use_tensor_impl = true;
+  /// ctmatch's dtype / layout for torch's c10 enum value, as the reader gives them.
+  std::optional<ScalarType> dtype_of_c10(int v) const {
+    if (v < 0 || static_cast<std::size_t>(v) >= c10_dtypes_.size() || c10_dtypes_[static_cast<std::size_t>(v)] < 0)
+      return std::nullopt;
+    return static_cast<ScalarType>(c10_dtypes_[static_cast<std::size_t>(v)]);
+  }
+  std::optional<Layout> layout_of_c10(int v) const {
+    if (v < 0 || static_cast<std::size_t>(v) >= c10_layouts_.size() || c10_layouts_[static_cast<std::size_t>(v)] < 0)
+      return std::nullopt;
+    return static_cast<Layout>(c10_layouts_[static_cast<std::size_t>(v)]);
+  }
+
   static Torch& get() {
     static Torch* t = new Torch();  // never destroyed: see the attribute names above
     return *t;
   }
 
  private:
+  const TensorImplReader* tensor_impl_ = nullptr;
+  std::array<int, 128> c10_dtypes_{}, c10_layouts_{};  // c10 value -> ctmatch enum value, -1: none
+
+  /// Loads the reader built for this torch, and maps torch's enum values to ctmatch's through
+  /// the dtype and layout objects both name.
+  void connect_tensor_impl_reader(const std::string& version) {
+    c10_dtypes_.fill(-1);
+    c10_layouts_.fill(-1);
+    tensor_impl_ = python::load_tensor_impl_reader(version.c_str());
+    if (!tensor_impl_) return;
+    auto map = [](auto& table, const std::vector<py::object>& objects, int (*value)(PyObject*)) {
+      for (std::size_t i = 0; i < objects.size(); ++i)
+        if (!objects[i].is_none())
+          if (int v = value(objects[i].ptr()); v >= 0 && static_cast<std::size_t>(v) < table.size())
+            table[static_cast<std::size_t>(v)] = static_cast<int>(i);
+    };
+    map(c10_dtypes_, dtype_objects, tensor_impl_->dtype_value);
+    map(c10_layouts_, layout_objects, tensor_impl_->layout_value);
+  }
+
   Torch() {
     torch = py::module_::import("torch");
     ops = torch.attr("ops");
@@ -142,6 +182,7 @@ struct Torch {
     int major = std::atoi(version.c_str());
     int minor = version.find('.') == std::string::npos ? 0 : std::atoi(version.c_str() + version.find('.') + 1);
     old_users_spelling = major < 2 || (major == 2 && minor < 1);
+    connect_tensor_impl_reader(version);
   }
 };
 
