@@ -103,16 +103,8 @@ struct Torch {
   bool has_tensor_impl_reader() const { return tensor_impl_ != nullptr; }
   bool use_tensor_impl = true;
   /// ctmatch's dtype / layout for torch's c10 enum value, as the reader gives them.
-  std::optional<ScalarType> dtype_of_c10(int v) const {
-    if (v < 0 || static_cast<std::size_t>(v) >= c10_dtypes_.size() || c10_dtypes_[static_cast<std::size_t>(v)] < 0)
-      return std::nullopt;
-    return static_cast<ScalarType>(c10_dtypes_[static_cast<std::size_t>(v)]);
-  }
-  std::optional<Layout> layout_of_c10(int v) const {
-    if (v < 0 || static_cast<std::size_t>(v) >= c10_layouts_.size() || c10_layouts_[static_cast<std::size_t>(v)] < 0)
-      return std::nullopt;
-    return static_cast<Layout>(c10_layouts_[static_cast<std::size_t>(v)]);
-  }
+  std::optional<ScalarType> dtype_of_c10(int v) const { return from_c10<ScalarType>(c10_dtypes_, v); }
+  std::optional<Layout> layout_of_c10(int v) const { return from_c10<Layout>(c10_layouts_, v); }
 
   static Torch& get() {
     static Torch* t = new Torch();  // never destroyed: see the attribute names above
@@ -122,6 +114,11 @@ struct Torch {
  private:
   const TensorImplReader* tensor_impl_ = nullptr;
   std::array<int, 128> c10_dtypes_{}, c10_layouts_{};  // c10 value -> ctmatch enum value, -1: none
+  template <class E, std::size_t N>
+  static std::optional<E> from_c10(const std::array<int, N>& table, int v) {
+    if (v < 0 || static_cast<std::size_t>(v) >= N || table[static_cast<std::size_t>(v)] < 0) return std::nullopt;
+    return static_cast<E>(table[static_cast<std::size_t>(v)]);
+  }
 
   /// Loads the reader built for this torch, and maps torch's enum values to ctmatch's through
   /// the dtype and layout objects both name.
