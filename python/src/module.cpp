@@ -3,9 +3,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
+#include <unordered_map>
+#include <utility>
+
 #include <builtin_rules.hpp>
 #include <ctmatch/io.hpp>
 #include <ctmatch/python/apply.hpp>
+#include <ctmatch/python/attribute_reader.hpp>
 #include <ctmatch/version.hpp>
 
 namespace py = pybind11;
@@ -109,6 +114,23 @@ PYBIND11_MODULE(_ctmatch, m) {
       },
       py::arg("fx_graph"), py::arg("rules"), py::arg("mode"));
   m.def("builtin_rule_names", [] { return builtin::rule_names(); });
+  m.def(
+      "_read_attribute",
+      [](py::handle object, const std::string& name) {
+        // One reader per name for the process, as a conversion keeps one per field (tests).
+        static auto* readers = new std::unordered_map<std::string, std::pair<py::str, python::AttributeReader>>();
+        auto it = readers->find(name);
+        if (it == readers->end()) {
+          py::str interned = python::interned(name.c_str());
+          PyObject* key = interned.ptr();
+          it = readers->emplace(name, std::pair<py::str, python::AttributeReader>(std::move(interned), python::AttributeReader(key))).first;
+        }
+        PyObject* v = it->second.second.get(object.ptr());
+        if (!v) throw py::error_already_set();
+        return py::make_tuple(py::reinterpret_steal<py::object>(v), it->second.second.reads_field());
+      },
+      py::arg("object"), py::arg("name"),
+      "(getattr(object, name), whether it was read from the object's field) through the conversion's reader");
   m.def(
       "_tensor_impl_reader",
       [](std::optional<bool> use) {

@@ -2,6 +2,7 @@
 str(graph), tensor metadata, and clear errors for what ctmatch cannot hold."""
 import operator
 import os
+import types
 import unittest
 
 import torch
@@ -83,6 +84,46 @@ class FromFx(unittest.TestCase):
             node.meta.pop("val", None)
         mm = ctmatch.Graph.from_fx(gm.graph).tensor_meta("mm")
         self.assertEqual((mm["strides"], mm["device"]), (["6", "1"], None))
+
+    def test_attribute_reader_reads_what_getattr_reads(self):
+        # The conversion reads a node's attributes from its C fields where the type's member
+        # descriptors say where they are (torch 2.x's _NodeBase); anything else by getattr.
+        read = ctmatch._ctmatch._read_attribute
+        self.assertEqual(read(slice(1, 2, 3), "step"), (3, True))  # a member descriptor
+
+        class Plain(StopIteration):  # the member descriptor `value`, inherited
+            pass
+
+        class Overridden(StopIteration):  # a property in front of it
+            value = property(lambda self: "property")
+
+        self.assertEqual(read(Plain(5), "value"), (5, True))
+        self.assertEqual(read(Overridden(5), "value"), ("property", False))
+        self.assertEqual(read(Plain(6), "value"), (6, True))
+        # a type changed after it was seen: read anew, as getattr would
+        Plain.value = property(lambda self: "patched")
+        self.assertEqual(read(Plain(7), "value"), ("patched", False))
+        del Plain.value
+        self.assertEqual(read(Plain(8), "value"), (8, True))
+        # plain instance attributes, a missing one, and a type with its own __getattr__
+        self.assertEqual(read(types.SimpleNamespace(a=1), "a"), (1, False))
+        with self.assertRaises(AttributeError):
+            read(slice(1), "missing")
+
+        class Hooked:
+            __slots__ = ("x",)
+
+            def __getattr__(self, name):
+                return "hook"
+
+        h = Hooked()
+        h.x = 1
+        self.assertEqual(read(h, "x"), (1, False))
+        # every node of a traced graph converts the same through the reader
+        gm, _ = graphs.traced()["mm_add"]
+        node = next(iter(gm.graph.nodes))
+        for field in ("name", "op", "target", "meta"):
+            self.assertIs(read(node, field)[0], getattr(node, field))
 
     def test_tensor_impl_reader_reads_what_python_reads(self):
         # Where ctmatch._ctmatch_torch is built, a tensor's metadata is read from its C++

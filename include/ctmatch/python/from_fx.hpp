@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "attribute_reader.hpp"
 #include "torch_values.hpp"
 
 namespace ctmatch::python {
@@ -283,16 +284,24 @@ inline FxGraph from_fx(py::handle fx_graph) {
   // Where each node keeps its args and kwargs: the private fields behind FX's `args` and
   // `kwargs` properties (torch 2.x's node type, or torch 1.x's instance attributes), read
   // without the property's Python call per node. A Node without them is read by the properties.
-  py::str args_field = t.args, kwargs_field = t.kwargs;
+  py::str args_name = t.args, kwargs_name = t.kwargs;
   if (nodes.size() != 0 && PyObject_HasAttrString(nodes[0].ptr(), "_args") &&
       PyObject_HasAttrString(nodes[0].ptr(), "_kwargs")) {
-    args_field = interned("_args");
-    kwargs_field = interned("_kwargs");
+    args_name = interned("_args");
+    kwargs_name = interned("_kwargs");
   }
+  // The six attributes read of every node (see attribute_reader.hpp).
+  AttributeReader name_field(t.name.ptr()), op_field(t.op.ptr()), target_field(t.target.ptr()),
+      args_field(args_name.ptr()), kwargs_field(kwargs_name.ptr()), meta_field(t.meta.ptr());
+  auto read = [](AttributeReader& field, py::handle node) {
+    PyObject* v = field.get(node.ptr());
+    if (!v) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(v);
+  };
   for (py::handle node : nodes) {
-    py::object name_object = node.attr(t.name);
+    py::object name_object = read(name_field, node);
     const std::string_view name = utf8_view(name_object);  // the str's own buffer, while it lives
-    py::object op = node.attr(t.op);
+    py::object op = read(op_field, node);
     auto fail = [&](const std::string& why) -> FromFxError {
       return FromFxError("node " + std::string(name) + ": " + why);
     };
@@ -305,7 +314,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     };
     NodeSpec spec;
     spec.name = name;
-    py::object target = node.attr(t.target);
+    py::object target = read(target_field, node);
     const detail::Targets::Info* info = nullptr;
     if (std::optional<NodeKind> kind = detail::node_kind(op, t)) spec.kind = *kind;
     else
@@ -323,7 +332,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     }
     const schema::FunctionSchema* sch = info ? io::fx::schema_of(spec.op) : nullptr;
     try {
-      py::object args = node.attr(args_field);
+      py::object args = read(args_field, node);
       if (!PyTuple_Check(args.ptr())) args = py::tuple(args);
       const std::size_t num_args = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
       spec.args.reserve(num_args);
@@ -332,7 +341,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
         if (sch && i < sch->num_args && !schema::value_fits(sch->args[i].type, spec.args.back()))
           throw fail(schema::misfit_message(op_name(spec.op), sch->args[i].name, sch->args[i].type, spec.args.back()));
       }
-      py::dict kwargs = node.attr(kwargs_field);
+      py::dict kwargs = read(kwargs_field, node);
       for (auto [k, v] : kwargs) {
         Kwarg kw{utf8(k), to_value(v, t, node_id, out.symints)};
         if (sch) {
@@ -352,7 +361,7 @@ inline FxGraph from_fx(py::handle fx_graph) {
     } catch (const GraphError& e) {
       throw fail(e.what());
     }
-    detail::read_meta(g[id], node.attr(t.meta), t, out.symints);
+    detail::read_meta(g[id], read(meta_field, node), t, out.symints);
     ids.add(node.ptr(), id);
     out.fx_nodes.push_back(py::reinterpret_borrow<py::object>(node));
   }
