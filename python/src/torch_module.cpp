@@ -2,6 +2,7 @@
 // graph conversion as a C interface in a capsule (include/ctmatch/python/tensor_impl_reader.hpp
 // says why). The one file built against torch's C++ headers and libraries; a plain CPython
 // module, so that torch's own pybind11 and ABI stay inside it.
+#include <torch/csrc/Device.h>
 #include <torch/csrc/Dtype.h>
 #include <torch/csrc/Layout.h>
 #include <torch/csrc/autograd/python_variable.h>
@@ -48,7 +49,14 @@ int layout_value(PyObject* layout) {
   return THPLayout_Check(layout) ? static_cast<int>(reinterpret_cast<THPLayout*>(layout)->layout) : -1;
 }
 
-TensorImplReader reader{TensorImplReader::current_version, &read, &dtype_value, &layout_value, CTMATCH_TORCH_VERSION};
+int device_value(PyObject* device) {
+  if (!THPDevice_Check(device)) return -1;
+  const c10::Device d = reinterpret_cast<THPDevice*>(device)->device;
+  return (static_cast<int>(d.type()) << 8) | (static_cast<int>(d.index()) & 0xff);
+}
+
+TensorImplReader reader{TensorImplReader::current_version, &read, &dtype_value, &layout_value, &device_value,
+                        CTMATCH_TORCH_VERSION};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_ctmatch_torch",
                           "ctmatch: tensor metadata read from torch's C++ TensorImpl (internal)", -1,

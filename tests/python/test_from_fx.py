@@ -33,9 +33,14 @@ class FromFx(unittest.TestCase):
         for i, d in enumerate(written):
             g.call_function(torch.ops.aten.empty.memory_format, ([2],), {"device": torch.device(d)})
         g.output(None)
-        text = str(ctmatch.Graph.from_fx(g))
-        found = [line.split("device: ")[1].split("}")[0].split(",")[0] for line in text.splitlines() if "device: " in line]
-        self.assertEqual(found, written)
+        for use_reader in (True, False):  # devices keyed by their c10::Device, or by object
+            ctmatch._ctmatch._tensor_impl_reader(use_reader)
+            try:
+                text = str(ctmatch.Graph.from_fx(g))
+            finally:
+                ctmatch._ctmatch._tensor_impl_reader(True)
+            found = [line.split("device: ")[1].split("}")[0].split(",")[0] for line in text.splitlines() if "device: " in line]
+            self.assertEqual(found, written)
 
     def test_every_value_kind(self):
         g = graphs.every_value_kind()

@@ -31,7 +31,8 @@ struct TensorFacts {
   const std::int64_t* strides = nullptr;
 };
 
-/// The capsule's contents (`ctmatch._ctmatch_torch.reader`).
+/// The capsule's contents (`ctmatch._ctmatch_torch.reader`). Fields are only ever added at
+/// the end, with a new version.
 struct TensorImplReader {
   static constexpr int current_version = 1;
   int version = current_version;
@@ -41,6 +42,9 @@ struct TensorImplReader {
   /// The c10 value of a torch.dtype / torch.layout object; -1 for another object.
   int (*dtype_value)(PyObject* dtype) = nullptr;
   int (*layout_value)(PyObject* layout) = nullptr;
+  /// A torch.device object's c10::Device as (type << 8) | (index & 0xff) (index -1: 0xff);
+  /// -1 for another object.
+  int (*device_value)(PyObject* device) = nullptr;
   /// torch.__version__ of the build: the extension is used only under that very torch.
   const char* torch_version = nullptr;
 };

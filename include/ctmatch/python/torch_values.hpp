@@ -58,6 +58,7 @@ struct Torch {
   bool old_users_spelling = false;  // torch before 2.1 prints [#users=N]
   static constexpr std::size_t max_devices_seen = 8;
   mutable std::vector<std::pair<py::object, Device>> devices_seen;  // see device_of
+  mutable std::vector<std::pair<int, Device>> device_values_seen;   // by the reader's device_value
   // Attribute names, made once (kept here, never destroyed: a static py::str would be
   // released after the interpreter has finalized, and crash the process at exit).
   py::str op = interned("op"), name = interned("name"), target = interned("target"), args = interned("args"),
@@ -79,21 +80,30 @@ struct Torch {
   /// devices. So the devices parsed so far are kept with an object of each, and a device equal
   /// to one of them (torch.device's `==` compares the C++ devices: no Python runs) takes its
   /// value. (Keying by the object's bytes failed where torch.device carries more than its
-  /// c10::Device, as on torch 2.11 with Python 3.12: every device was parsed again.)
+  /// c10::Device, as on torch 2.11 with Python 3.12: every device was parsed again.) With the
+  /// TensorImpl reader the c10::Device itself is the key: no comparison calls at all.
   Device device_of(py::handle d) const {
-    for (const auto& [object, device] : devices_seen)
-      if (object.ptr() == d.ptr()) return device;
-    if (Py_TYPE(d.ptr()) == reinterpret_cast<PyTypeObject*>(device_type.ptr())) {
-      for (const auto& [object, device] : devices_seen) {
-        int equal = PyObject_RichCompareBool(d.ptr(), object.ptr(), Py_EQ);
-        if (equal == 1) return device;
-        if (equal < 0) PyErr_Clear();
+    const int value = tensor_impl() ? tensor_impl()->device_value(d.ptr()) : -1;
+    if (value >= 0) {
+      for (const auto& [seen, device] : device_values_seen)
+        if (seen == value) return device;
+    } else {
+      for (const auto& [object, device] : devices_seen)
+        if (object.ptr() == d.ptr()) return device;
+      if (Py_TYPE(d.ptr()) == reinterpret_cast<PyTypeObject*>(device_type.ptr())) {
+        for (const auto& [object, device] : devices_seen) {
+          int equal = PyObject_RichCompareBool(d.ptr(), object.ptr(), Py_EQ);
+          if (equal == 1) return device;
+          if (equal < 0) PyErr_Clear();
+        }
       }
     }
     std::string s = py::str(d);
     auto parsed = parse_device(s);
     if (!parsed) throw UnsupportedValue("a device ctmatch does not know: " + s);
-    if (devices_seen.size() < max_devices_seen) devices_seen.emplace_back(py::reinterpret_borrow<py::object>(d), *parsed);
+    if (value >= 0 && device_values_seen.size() < max_devices_seen) device_values_seen.emplace_back(value, *parsed);
+    else if (value < 0 && devices_seen.size() < max_devices_seen)
+      devices_seen.emplace_back(py::reinterpret_borrow<py::object>(d), *parsed);
     return *parsed;
   }
 
