@@ -211,12 +211,17 @@ Value to_value(py::handle h, const Torch& t, NodeId&& node_id, std::unordered_ma
   if (PyUnicode_Check(o)) return Value(utf8(h));
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
   if (type == t.node_type.ptr()) return Value(NodeRef{node_id(h)});
-  if (PyList_Check(o) || PyTuple_Check(o)) {
+  if (PyList_Check(o) || PyTuple_Check(o)) {  // FX's immutable_list is a list: the same items
+    const bool tuple = PyTuple_Check(o);
+    const Py_ssize_t size = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
     std::vector<Value> items;
-    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
-    items.reserve(seq.size());
-    for (py::handle item : seq) items.push_back(to_value(item, t, node_id, symints));
-    return PyTuple_Check(o) ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+    items.reserve(static_cast<std::size_t>(size));
+    for (Py_ssize_t i = 0; i < size && (tuple || i < PyList_GET_SIZE(o)); ++i) {
+      // held while converted: converting may run Python (a SymInt's str)
+      auto item = py::reinterpret_borrow<py::object>(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i));
+      items.push_back(to_value(item, t, node_id, symints));
+    }
+    return tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
   }
   if (type == t.dtype_type.ptr()) {
     auto it = t.dtypes.find(o);
