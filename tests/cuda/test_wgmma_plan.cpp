@@ -120,11 +120,15 @@ TEST_CASE("wgmma_deepest: as many stages as shared memory holds; the generator a
   // 32 KiB stages: 7 (the ping-pong twin's turn barriers fit too).
   CHECK(wgmma_deepest({128, 128, 64, 4, 8, 8}) == GemmConfig{128, 128, 64, 7, 8, 8});
   CHECK(wgmma_deepest({128, 128, 64, 4, 8, 8, 1, true}) == GemmConfig{128, 128, 64, 7, 8, 8, 1, true});
-  // 24 KiB stages: the plan's bound of 8 comes first.
-  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8}) == GemmConfig{64, 128, 64, 8, 8, 8});
+  // 24 KiB stages: 9.
+  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8}) == GemmConfig{64, 128, 64, 9, 8, 8});
+  // 16 KiB stages, the narrowest tile: 14, short of the plan's bound of 16.
+  CHECK(wgmma_deepest({64, 64, 64, 3, 4, 8}) == GemmConfig{64, 64, 64, 14, 4, 8});
+  CHECK(!wgmma_supported({64, 64, 64, 15, 4, 8}));
+  CHECK(says(wgmma_plan({64, 64, 64, wgmma_max_stages + 1, 4, 8}).why, "num_stages"));
   // Already as deep as it goes; a split keeps its split.
   CHECK(wgmma_deepest({128, 128, 128, 3, 8, 8}) == GemmConfig{128, 128, 128, 3, 8, 8});
-  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8, 4}) == GemmConfig{64, 128, 64, 8, 8, 8, 4});
+  CHECK(wgmma_deepest({64, 128, 64, 4, 8, 8, 4}) == GemmConfig{64, 128, 64, 9, 8, 8, 4});
   // A config the plan refuses is its own twin.
   CHECK(wgmma_deepest({128, 128, 32, 3, 8, 8}) == GemmConfig{128, 128, 32, 3, 8, 8});
   static_assert(wgmma_deepest({128, 256, 64, 3, 8, 8}).num_stages == 4, "a constant expression");
@@ -257,7 +261,7 @@ TEST_CASE("wgmma_slices: no slice of K is empty") {
 }
 
 TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split config is the unsplit one") {
-  GemmConfig c{64, 128, 64, 8, 8, 8};
+  GemmConfig c{64, 128, 64, 9, 8, 8};
   c.split_k = wgmma_max_split_k;
   CHECK(wgmma_plan(c).ok);
   c.split_k = wgmma_max_split_k + 1;
@@ -265,7 +269,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   c.split_k = 0;
   CHECK(says(wgmma_plan(c).why, "split_k"));
   c.split_k = 4;
-  CHECK(ctmatch::tune::kernel_config(c) == GemmConfig{64, 128, 64, 8, 8, 8});
+  CHECK(ctmatch::tune::kernel_config(c) == GemmConfig{64, 128, 64, 9, 8, 8});
   CHECK(in_config_set<wgmma_reduced_configs>(c));
 
   const auto k = ctmatch::tune::to_kwargs(c);

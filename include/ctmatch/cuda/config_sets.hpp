@@ -97,16 +97,18 @@ inline constexpr auto wgmma_full_configs =
 inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 
 /// The reduced set CI compiles: the two large-tile configs that serve the big problems, the
-/// ping-pong twin of one of them, and a 64-row one for small M. When 32 < M <= 64 the
-/// heuristic scales every block_m to 64, so without it a reduced build would offer no wgmma
-/// choice at all; {64, 128, 64, 8, 8, 8} is the deep twin of what {128, 128, 64, 4, 8, 8} and
-/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32). (M <= 32 scales to block_m 16
-/// or 32, which the plan refuses in every build.)
-inline constexpr std::array<tune::GemmConfig, 4> wgmma_reduced_configs{{
+/// ping-pong twin of one of them, and two 64-row ones for small M. When 32 < M <= 64 the
+/// heuristic scales every block_m to 64, so without them a reduced build would offer no wgmma
+/// choice at all; {64, 128, 64, 9, 8, 8} is the deep twin of what {128, 128, 64, 4, 8, 8} and
+/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32), {64, 64, 64, 14, 8, 8} that of
+/// the list's 64-column configs. (M <= 32 scales to block_m 16 or 32, which the plan refuses
+/// in every build.)
+inline constexpr std::array<tune::GemmConfig, 5> wgmma_reduced_configs{{
     {128, 256, 64, 4, 8, 8},  // two consumer warpgroups of m64n256k16, the deep twin of Inductor's 3 stages: the large problems
     {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16: more tiles for mid sizes
     {128, 128, 64, 4, 8, 8, 1, true},  // its ping-pong twin: each consumer a whole 128x128 tile, in turns
-    {64, 128, 64, 8, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile, 8 stages deep
+    {64, 128, 64, 9, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile, 9 stages deep
+    {64, 64, 64, 14, 8, 8},   // small M, narrow tiles: twice the blocks, each streaming K 14 stages deep (as cuBLAS does)
 }};
 static_assert(detail::subset_of<wgmma_reduced_configs, wgmma_full_configs>(),
               "every reduced wgmma config must be reachable from the persistent list and runnable");
