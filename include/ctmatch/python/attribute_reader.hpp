@@ -3,11 +3,11 @@
 // name up on every read.
 //
 // Why: converting an fx graph reads six attributes of every node (name, op, target, _args,
-// _kwargs, meta). In recent torch (2.11 here) they are C fields of torch._C._NodeBase, exposed as member
-// descriptors; PyObject_GetAttr still finds the descriptor through the type's method cache
-// and calls it (about 20 ns for `_args` on torch 2.11's host, six times a node). A member
-// descriptor says where its field lies in the object, so once the type is known the read is
-// a load.
+// _kwargs, meta). In recent torch (2.11 here) they are C fields of torch._C._NodeBase,
+// exposed as member descriptors; PyObject_GetAttr still finds the descriptor through the
+// type's method cache and calls it (about 20 ns for `_args` on torch 2.11's host, six times
+// a node). A member descriptor says where its field lies in the object, so once the type is
+// known the read is a load.
 //
 // What getattr would do is decided per type and kept until the type changes (its version
 // tag: CPython gives a type a new one whenever an attribute of it or of a base is set): the
