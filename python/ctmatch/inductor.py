@@ -4,9 +4,10 @@
     torch._inductor.config.post_grad_custom_post_pass = ctmatch.inductor.Pass(rules="bench")
     compiled = torch.compile(model)
 
-uuid() changes with the library's version, its build (a hash of the compiled module), the
-rule set (and, for rules compiled by a user, a hash of their module), so that Inductor's FX
-graph cache never reuses a graph another pass produced.
+uuid() changes with the library's version, its build (a hash of the compiled module, and of
+ctmatch._ctmatch_torch where it is loaded, and whether it is in use), the rule set (and, for
+rules compiled by a user, a hash of their module), so that Inductor's FX graph cache never
+reuses a graph another pass produced.
 """
 import functools
 import hashlib
@@ -46,5 +47,7 @@ class Pass(_Base):
     def uuid(self):
         rules = self.rules if isinstance(self.rules, str) else self.rules.cache_key() + "|" + _file_hash(
             type(self.rules).__module__)
-        key = "|".join([_ctmatch.__version__, _file_hash(_ctmatch.__name__), rules, self.mode])
+        # the TensorImpl reader gives some graphs more metadata than the Python attributes do
+        reader = str(_ctmatch._tensor_impl_reader()) + _file_hash(_ctmatch.__name__ + "_torch")
+        key = "|".join([_ctmatch.__version__, _file_hash(_ctmatch.__name__), reader, rules, self.mode])
         return hashlib.sha256(key.encode()).hexdigest()

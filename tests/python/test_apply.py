@@ -181,6 +181,12 @@ class InductorPass(unittest.TestCase):
         self.assertEqual(p.uuid(), ctmatch.inductor.Pass(rules="default", mode="fixpoint").uuid())
         self.assertNotEqual(p.uuid(), ctmatch.inductor.Pass(rules="bench", mode="fixpoint").uuid())
         self.assertNotEqual(p.uuid(), ctmatch.inductor.Pass(rules="default", mode="sweep").uuid())
+        reader_on = p.uuid()
+        ctmatch._ctmatch._tensor_impl_reader(False)  # metadata read the other way
+        try:
+            self.assertNotEqual(reader_on, ctmatch.inductor.Pass(rules="default", mode="fixpoint").uuid())
+        finally:
+            ctmatch._ctmatch._tensor_impl_reader(True)
 
     def test_pass_with_compiled_rules_copies_and_pickles(self):
         import copy
