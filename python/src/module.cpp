@@ -118,16 +118,19 @@ PYBIND11_MODULE(_ctmatch, m) {
       "_read_attribute",
       [](py::handle object, const std::string& name) {
         // One reader per name for the process, as a conversion keeps one per field (tests).
-        static auto* readers = new std::unordered_map<std::string, std::pair<py::str, python::AttributeReader>>();
+        // Never destroyed: the names are Python objects (see Torch::get).
+        using Held = std::pair<py::str, python::AttributeReader>;  // the name outlives its reader
+        static auto* readers = new std::unordered_map<std::string, Held>();
         auto it = readers->find(name);
         if (it == readers->end()) {
           py::str interned = python::interned(name.c_str());
-          PyObject* key = interned.ptr();
-          it = readers->emplace(name, std::pair<py::str, python::AttributeReader>(std::move(interned), python::AttributeReader(key))).first;
+          python::AttributeReader reader(interned.ptr());
+          it = readers->emplace(name, Held(std::move(interned), reader)).first;
         }
-        PyObject* v = it->second.second.get(object.ptr());
+        python::AttributeReader& reader = it->second.second;
+        PyObject* v = reader.get(object.ptr());
         if (!v) throw py::error_already_set();
-        return py::make_tuple(py::reinterpret_steal<py::object>(v), it->second.second.reads_field());
+        return py::make_tuple(py::reinterpret_steal<py::object>(v), reader.reads_field());
       },
       py::arg("object"), py::arg("name"),
       "(getattr(object, name), whether it was read from the object's field) through the conversion's reader");
