@@ -11,14 +11,13 @@ make_fx, no Inductor: Debian's torch 1.13 too), side by side in one run:
     PYTHONPATH=build/python python3 benchmarks/python/bench_from_fx.py [--blocks 12] [--reps 31]
 """
 import argparse
-import statistics
-import time
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import ctmatch
 import ctmatch._ctmatch as native
+from fx_timing import median_time, python_loop
 
 
 class Block(torch.nn.Module):
@@ -49,20 +48,7 @@ def traced(blocks):
 
 
 def per_node_us(fn, nodes, reps):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return 1e6 * statistics.median(ts) / nodes
-
-
-def python_loop(graph):
-    for n in graph.nodes:
-        n.args, n.kwargs, n.target, n.name
-        v = n.meta.get("val")
-        if v is not None and hasattr(v, "shape"):
-            v.shape, v.dtype
+    return 1e6 * median_time(fn, reps) / nodes
 
 
 def main():

@@ -25,23 +25,7 @@ import model_zoo
 
 import ctmatch
 import ctmatch.inductor
-
-
-def median_time(fn, reps):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
-
-
-def python_loop(graph):
-    for n in graph.nodes:
-        n.args, n.kwargs, n.target, n.name
-        v = n.meta.get("val")
-        if v is not None and hasattr(v, "shape"):
-            v.shape, v.dtype
+from fx_timing import median_time, python_loop
 
 
 def register_fake_impls():
