@@ -144,23 +144,28 @@ class NodeIds {
   std::vector<Slot> slots_;
 };
 
-/// The device of a value (a fake tensor's `fake_device`, a plain attribute, else `device`);
-/// a device ctmatch does not know leaves it unset: metadata never refuses a graph.
-inline void read_device(TensorMeta& m, PyObject* val, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
+/// A value of a tensor's metadata as a Value; an empty one for what ctmatch does not know (a
+/// device type it has no name for): metadata never refuses a graph.
+inline Value meta_value(py::handle o, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
+  try {
+    return to_value(o, t, no_node, symints);
+  } catch (const UnsupportedValue&) {
+    return Value();
+  }
+}
+
+/// The device of a value: a fake tensor's `fake_device` (a plain attribute), else `device`.
+inline void read_device(TensorMeta& m, PyObject* val, const Torch& t, std::unordered_map<std::string, py::object>& symints) {
   for (const py::str* name : {&t.fake_device, &t.device}) {
-    PyObject* d = PyObject_GetAttr(val, name->ptr());
+    auto d = py::reinterpret_steal<py::object>(PyObject_GetAttr(val, name->ptr()));
     if (!d) {
       PyErr_Clear();
       continue;
     }
-    auto held = py::reinterpret_steal<py::object>(d);
-    try {
-      if (Value v = to_value(held, t, no_node, symints); v.get_if<Device>()) {
-        m.device = *v.get_if<Device>();
-        return;
-      }
-    } catch (const UnsupportedValue&) {
+    if (Value v = meta_value(d, t, symints); v.get_if<Device>()) {
+      m.device = *v.get_if<Device>();
+      return;
     }
   }
 }
@@ -252,14 +257,9 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   if (!val) return;
   read_device(m, val, t, symints);
   if (tm) return;
-  // A value ctmatch does not know leaves the field unset: metadata never refuses a graph.
   auto known = [&](const py::str& name, bool call) -> Value {
     py::object o = get(val, name, call);
-    try {
-      return o ? to_value(o, t, no_node, symints) : Value();
-    } catch (const UnsupportedValue&) {
-      return Value();
-    }
+    return o ? meta_value(o, t, symints) : Value();
   };
   if (Value o = known(t.storage_offset, true); o.get_if<std::int64_t>() || o.get_if<SymInt>()) m.storage_offset = o;
   if (Value l = known(t.layout, false); l.get_if<Layout>()) m.layout = *l.get_if<Layout>();
