@@ -6,6 +6,8 @@
 // refused with an error and leave the output untouched. K split into slices: every config with
 // 2, 3 and 4 slices (uneven slices, more units than multiprocessors, the tickets left ready
 // for the next launch, the same bits on every launch); a ping-pong config refuses a split.
+// Cluster configs (pairs of blocks) on the same shapes: pairs whose second tile lies past M,
+// more pairs than the device runs at once, with and without a split.
 // Split into CTMATCH_SHARDS executables like test_mm_configs; this one checks the configs
 // with index % SHARDS == SHARD.
 #include <doctest/doctest.h>

@@ -94,21 +94,33 @@ TEST_CASE("wgmma config sets: every config runnable, the reduced set inside the 
   // those are left out of the full set, so the heuristic must drop them (cuda_mm_wgmma_refusal does).
   const auto reachable = ctmatch::tune::reachable_mm_configs(ctmatch::tune::persistent_mm_configs);
   CHECK(wgmma_full_count < ctmatch::tune::with_pingpong_twins(reachable).size());
-  // 49 cooperative configs (the list's and their deep twins), and the ping-pong twins of those
-  // of two warpgroups whose whole tile fits a warpgroup's 128 accumulators.
-  int pingpong = 0;
+  // 49 cooperative configs (the list's and their deep twins), the cluster twins of those of
+  // 128 rows or more with an even number of B boxes, and the ping-pong twins of those of two
+  // warpgroups whose whole tile fits a warpgroup's 128 accumulators.
+  int pingpong = 0, clustered = 0;
   for (std::size_t i = 0; i < wgmma_full_count; ++i) {
     const GemmConfig& c = wgmma_full_configs[i];
     if (i > 0) CHECK(ctmatch::tune::sort_key(wgmma_full_configs[i - 1]) < ctmatch::tune::sort_key(c));  // sorted, unique
-    if (!c.pingpong) continue;
-    ++pingpong;
-    CHECK(c.block_m * c.block_n <= 128 * 128);
-    GemmConfig cooperative = c;
-    cooperative.pingpong = false;
-    CHECK(in_config_set<wgmma_full_configs>(cooperative));
+    GemmConfig single = c;
+    single.pingpong = false;
+    single.cluster_m = 1;
+    if (c.pingpong) {
+      ++pingpong;
+      CHECK(c.block_m * c.block_n <= 128 * 128);
+      CHECK(in_config_set<wgmma_full_configs>(single));
+    }
+    if (c.cluster_m != 1) {
+      ++clustered;
+      CHECK(c.cluster_m == 2);
+      CHECK(!c.pingpong);
+      CHECK(c.block_m >= 128);
+      CHECK(c.block_n % 128 == 0);
+      CHECK(in_config_set<wgmma_full_configs>(single));
+    }
   }
-  CHECK(wgmma_full_count - pingpong == 49);
+  CHECK(wgmma_full_count - pingpong - clustered == 49);
   CHECK(pingpong == 27);
+  CHECK(clustered == 12);
   // Every config's deep twin is in the full set.
   for (const GemmConfig& c : wgmma_full_configs) CHECK(in_config_set<wgmma_full_configs>(wgmma_deepest(c)));
 }
@@ -192,6 +204,54 @@ TEST_CASE("pingpong: each of two consumer warpgroups takes a whole tile; the pla
   CHECK(twins[2] == GemmConfig{128, 128, 64, 4, 8, 8, 1, true});
   CHECK(twins[3] == list[2]);
   CHECK(twins[4] == GemmConfig{128, 256, 64, 3, 8, 8, 1, true});  // the plan refuses it, not the generator
+}
+
+TEST_CASE("cluster_m: pairs of blocks sharing B's loads; the plan says what it cannot run") {
+  const GemmConfig pair{128, 256, 64, 4, 8, 8, 1, false, 2};
+  const auto p = wgmma_plan(pair);
+  REQUIRE(p.ok);
+  CHECK(p.cluster_m == 2);
+  // The same pipeline, consumers and shared memory as the single block: every block still
+  // receives whole stages.
+  const auto single = wgmma_plan({128, 256, 64, 4, 8, 8});
+  CHECK(p.smem_bytes == single.smem_bytes);
+  CHECK(p.consumers == single.consumers);
+  CHECK(wgmma_plan({128, 128, 64, 7, 8, 8, 4, false, 2}).ok);  // with K split
+
+  CHECK(says(wgmma_plan({128, 192, 64, 4, 8, 8, 1, false, 2}).why, "block_n must be 128 or 256"));  // 3 B boxes
+  CHECK(says(wgmma_plan({128, 64, 64, 4, 8, 8, 1, false, 2}).why, "block_n must be 128 or 256"));
+  CHECK(says(wgmma_plan({128, 128, 64, 4, 8, 8, 1, true, 2}).why, "pingpong runs without clusters"));
+  CHECK(says(wgmma_plan({128, 256, 64, 4, 8, 8, 1, false, 4}).why, "cluster_m must be 1 or 2"));
+  CHECK(says(wgmma_plan({128, 256, 64, 4, 8, 8, 1, false, 0}).why, "cluster_m must be 1 or 2"));
+  CHECK(says(mma_sync_plan({64, 64, 32, 2, 4, 8, 1, false, 2}).why, "cluster"));
+
+  // A kernel of its own, spelled CLUSTER_M only past 1, sorting after the ping-pong twin.
+  CHECK(ctmatch::tune::kernel_config(pair) == pair);
+  CHECK(ctmatch::tune::sort_key(pair) == ctmatch::tune::sort_key({128, 256, 64, 4, 8, 8}) + 2);
+  const auto k = ctmatch::tune::to_kwargs(pair);
+  CHECK(k.get_int("CLUSTER_M") == 2);
+  CHECK(ctmatch::tune::gemm_config_of(k) == pair);
+  CHECK_FALSE(ctmatch::tune::to_kwargs({128, 256, 64, 4, 8, 8}).contains("CLUSTER_M"));
+  auto bad = k;
+  bad.set("CLUSTER_M", true);
+  CHECK_FALSE(ctmatch::tune::gemm_config_of(bad).has_value());  // an int, not a bool
+  CHECK(in_config_set<wgmma_reduced_configs>(pair));
+
+  // The generator: the twin after its config where `wanted` takes it; then ping-pong twins
+  // keep the order sorted and give clustered configs none.
+  ctmatch::tune::ConfigList<2> list;
+  list.push_back({64, 128, 64, 9, 8, 8});
+  list.push_back({128, 128, 64, 4, 8, 8});
+  const auto twins = ctmatch::tune::with_pingpong_twins(
+      ctmatch::tune::with_cluster_twins(list, [](GemmConfig c) { return c.block_m >= 128; }));
+  REQUIRE(twins.size() == 5);
+  CHECK(twins[0] == list[0]);
+  CHECK(twins[1] == GemmConfig{64, 128, 64, 9, 8, 8, 1, true});
+  CHECK(twins[2] == list[1]);
+  CHECK(twins[3] == GemmConfig{128, 128, 64, 4, 8, 8, 1, true});
+  CHECK(twins[4] == GemmConfig{128, 128, 64, 4, 8, 8, 1, false, 2});
+  for (std::size_t i = 1; i < twins.size(); ++i)
+    CHECK(ctmatch::tune::sort_key(twins[i - 1]) < ctmatch::tune::sort_key(twins[i]));
 }
 
 // The refusals every CUDA choice goes through (heuristics, templates, launch dispatch): the
@@ -284,7 +344,7 @@ TEST_CASE("split_k: the plan bounds it, kwargs carry it, the kernel of a split c
   CHECK(says(mma_sync_plan(m).why, "split"));
 }
 
-TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split (two ways), or its ping-pong twin, right after the config, and its deep twin") {
+TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split (two ways), or its ping-pong and cluster twins, right after the config, and its deep twin") {
   using namespace ctmatch::tune;
   DeclaredKernelTemplate<uids::cuda_mm_wgmma> wgmma;
   TuneOptions o;
@@ -338,4 +398,21 @@ TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split (two ways),
     }
   }
   CHECK(std::count(large.begin(), large.end(), GemmConfig{128, 256, 64, 4, 8, 8}) == 1);
+  // Cluster twins: right after the config (or its ping-pong twin), only where M has a second
+  // row of tiles; every build runs 128x256x64 s4's.
+  int pairs = 0;
+  for (std::size_t i = 0; i < large.size(); ++i) {
+    if (large[i].cluster_m == 1) continue;
+    ++pairs;
+    REQUIRE(i > 0);
+    GemmConfig single = large[i];
+    single.cluster_m = 1;
+    GemmConfig before = large[i - 1];
+    before.pingpong = false;
+    CHECK(before == single);
+    CHECK(cuda_mm_wgmma_runnable(large[i]));
+  }
+  CHECK(pairs > 0);
+  CHECK(std::count(large.begin(), large.end(), GemmConfig{128, 256, 64, 4, 8, 8, 1, false, 2}) == 1);
+  for (const GemmConfig& c : skinny) CHECK(c.cluster_m == 1);  // 64 rows: nothing to pair with
 }

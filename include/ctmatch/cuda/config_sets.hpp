@@ -62,10 +62,13 @@ constexpr bool subset_of() {
 }
 
 /// Inductor's persistent TMA list scaled to every problem (cuda::mm_wgmma's heuristic list),
-/// with each config's deep twin (wgmma_deepest), and each config of two warpgroups followed by
-/// its ping-pong twin: the heuristic offers them all.
-inline constexpr auto reachable_persistent_mm_configs = tune::with_pingpong_twins(tune::with_deep_twins(
-    tune::reachable_mm_configs(tune::persistent_mm_configs), [](tune::GemmConfig c) { return wgmma_deepest(c); }));
+/// with each config's deep twin (wgmma_deepest), then the cluster twin of each whose tiles have
+/// 128 rows or more (64-row tiles serve M <= 64, where a pair has no second row), and each
+/// config of two warpgroups followed by its ping-pong twin: the heuristic offers them all.
+inline constexpr auto reachable_persistent_mm_configs = tune::with_pingpong_twins(tune::with_cluster_twins(
+    tune::with_deep_twins(tune::reachable_mm_configs(tune::persistent_mm_configs),
+                          [](tune::GemmConfig c) { return wgmma_deepest(c); }),
+    [](tune::GemmConfig c) { return c.block_m >= 128 && wgmma_supported(c); }));
 }  // namespace detail
 
 // --- cuda::mm (mma.sync) -----------------------------------------------------------------
@@ -97,14 +100,16 @@ inline constexpr auto wgmma_full_configs =
 inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 
 /// The reduced set CI compiles: the two large-tile configs that serve the big problems, the
-/// ping-pong twin of one of them, and two 64-row ones for small M. When 32 < M <= 64 the
+/// cluster twin of the larger and the ping-pong twin of the other, and two 64-row ones for
+/// small M. When 32 < M <= 64 the
 /// heuristic scales every block_m to 64, so without them a reduced build would offer no wgmma
 /// choice at all; {64, 128, 64, 9, 8, 8} is the deep twin of what {128, 128, 64, 4, 8, 8} and
 /// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32), {64, 64, 64, 14, 8, 8} that of
 /// the list's 64-column configs. (M <= 32 scales to block_m 16 or 32, which the plan refuses
 /// in every build.)
-inline constexpr std::array<tune::GemmConfig, 5> wgmma_reduced_configs{{
+inline constexpr std::array<tune::GemmConfig, 6> wgmma_reduced_configs{{
     {128, 256, 64, 4, 8, 8},  // two consumer warpgroups of m64n256k16, the deep twin of Inductor's 3 stages: the large problems
+    {128, 256, 64, 4, 8, 8, 1, false, 2},  // its cluster twin: pairs of blocks, B multicast to both
     {128, 128, 64, 4, 8, 8},  // two consumers of m64n128k16: more tiles for mid sizes
     {128, 128, 64, 4, 8, 8, 1, true},  // its ping-pong twin: each consumer a whole 128x128 tile, in turns
     {64, 128, 64, 9, 8, 8},   // small M: one consumer warpgroup takes the 64-row tile, 9 stages deep

@@ -76,7 +76,8 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
 /// not row-major) or other dtypes than bf16 and f16. Each config is followed by its deep twin
 /// (wgmma_deepest) where this build runs it; after each of those, where its tiles leave
 /// multiprocessors idle, the same config with K split (wgmma_split_k, then half as many
-/// slices), and where this build runs its ping-pong twin (GemmConfig::pingpong), that twin: the
+/// slices), where this build runs its ping-pong twin (GemmConfig::pingpong), that twin, and its
+/// cluster twin (GemmConfig::cluster_m) where M has more than one row of its tiles: the
 /// autotuner measures them all.
 template <class Base>
 class WgmmaFiltered : public Base {
@@ -105,6 +106,11 @@ class WgmmaFiltered : public Base {
       twin.pingpong = true;
       if (!c.pingpong && *cuda_mm_wgmma_refusal(twin, in.m(), in.n(), in.k(), a, b) == '\0')
         out.push_back(tune::to_kwargs(twin));
+      // Pairs of blocks sharing B's loads, where M has a second row of tiles to pair with.
+      tune::GemmConfig pair = c;
+      pair.cluster_m = 2;
+      if (c.cluster_m == 1 && in.m() > c.block_m && *cuda_mm_wgmma_refusal(pair, in.m(), in.n(), in.k(), a, b) == '\0')
+        out.push_back(tune::to_kwargs(pair));
     };
     for (const tune::GemmConfig& c : this->configs_for(ctx)) {
       offer(c);

@@ -19,7 +19,8 @@ inline std::string to_string(tune::GemmConfig c) {
   return std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + "x" +
          std::to_string(c.block_k) + " s" + std::to_string(c.num_stages) + " w" +
          std::to_string(c.num_warps) + " g" + std::to_string(c.group_m) +
-         (c.split_k != 1 ? " k" + std::to_string(c.split_k) : std::string()) + (c.pingpong ? " pp" : "");
+         (c.split_k != 1 ? " k" + std::to_string(c.split_k) : std::string()) + (c.pingpong ? " pp" : "") +
+         (c.cluster_m != 1 ? " c" + std::to_string(c.cluster_m) : std::string());
 }
 
 /// The opt-in shared-memory limit of the current device (cached per device).

@@ -49,6 +49,7 @@ constexpr MmaSyncPlan mma_sync_plan(tune::GemmConfig c, int elem_bytes = 2,
   if (c.group_m < 1) return refuse("group_m must be at least 1");
   if (c.split_k != 1) return refuse("the mma.sync template does not split K (split_k must be 1)");
   if (c.pingpong) return refuse("the mma.sync template has no ping-pong schedule (pingpong must be false)");
+  if (c.cluster_m != 1) return refuse("the mma.sync template runs no thread-block clusters (cluster_m must be 1)");
   // Warp grid: warp tiles must be multiples of 16x16 (one ldmatrix.x4 of A, one .x4.trans of
   // B); among the grids that fit, take the squarest warp tile (fewest shared-memory reads).
   int best_wm = 0, best_cost = 1 << 30;

@@ -17,6 +17,12 @@
 //     barriers): a stage's `full` barrier is waited on by phase parity, which cannot tell
 //     phase q from q - 2, so no consumer may wait more than one phase ahead of the barrier.
 //     The turns also order the MMAs: one consumer's epilogue runs under the other's mainloop.
+//   - Clusters (plan.cluster_m 2): the blocks of a cluster walk the same work units, each
+//     taking its own row of tiles of a 2 block_m x block_n pair tile; each producer loads its
+//     own A and half of B's boxes, multicast to both blocks (every block's `full` still expects
+//     a whole stage), and each consumer warp hands a stage back to both blocks' `empty`, so that
+//     neither producer overwrites a stage the other block still reads. The cluster synchronises
+//     after the barriers' initialisation and before any block leaves.
 //   - With K split (WgmmaSplit, slices > 1) a work unit is one slice of K of one tile. Its
 //     consumers store the fp32 accumulators to the unit's partial tile, then draw a ticket for
 //     the tile; the unit drawing the last one sums the slices' partials in slice order (the
@@ -48,6 +54,7 @@ struct WgmmaShape {
   static constexpr int stage_bytes = plan.stage_bytes;
   static constexpr int smem_bytes = plan.smem_bytes;
   static constexpr bool pingpong = plan.pingpong;
+  static constexpr int cluster_m = plan.cluster_m;
 };
 
 /// How a launch splits K (wgmma_slices): `slices` units per tile, each of k_blocks_per_slice
@@ -68,17 +75,17 @@ inline constexpr int wgmma_consumer_regs = 232;
 
 /// The instantiated config (tune::kernel_config) spelled as integers, as for mma_sync_mm_kernel
 /// (nvcc's host stubs cannot name a class-type template argument).
-template <int BM_, int BN_, int BK_, int S_, int W_, int G_, int PP_, class In, class Epi>
-__global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0}>::threads, 1)
+template <int BM_, int BN_, int BK_, int S_, int W_, int G_, int PP_, int CL_, class In, class Epi>
+__global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0, CL_}>::threads, 1)
     wgmma_mm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
                     int m, int n, int k, Epi epi, bool pair_stores, bool row_chunk_stores, WgmmaSplit split) {
-  constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0};
+  constexpr tune::GemmConfig C{BM_, BN_, BK_, S_, W_, G_, 1, PP_ != 0, CL_};
   using P = WgmmaShape<C>;
   static_assert(P::ok, "this GemmConfig is not supported by the wgmma template");
   static_assert(is_mma_input_v<In>, "wgmma template takes bf16 or f16 operands");
   static_assert(C.block_n % 32 == 0, "the epilogue stores 32-column groups");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int BM = C.block_m, BN = C.block_n, BK = C.block_k, S = C.num_stages;
+  constexpr int BM = C.block_m, BN = C.block_n, BK = C.block_k, S = C.num_stages, CL = P::cluster_m;
   constexpr int SW = wgmma_swizzle_elems;        // 64 elements = one 128-byte row
   constexpr int A_BOX_BYTES = BM * SW * 2;       // one 64-column box of A: BM rows x 128 bytes
   constexpr int B_BOX_BYTES = BK * SW * 2;       // one 64-column box of B: BK rows x 128 bytes
@@ -106,7 +113,8 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       sm90::mbar_init(&full[s], 1);                       // the producer's expect_tx arrival
-      sm90::mbar_init(&empty[s], (P::pingpong ? 1 : P::consumers) * 4);  // per warp reading it
+      // per warp reading it, in each block of the cluster
+      sm90::mbar_init(&empty[s], (P::pingpong ? 1 : P::consumers) * 4 * CL);
     }
     if constexpr (P::pingpong) {
       sm90::mbar_init(&turn[0], 1);
@@ -114,12 +122,24 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     }
     sm90::mbar_init_fence();
   }
-  __syncthreads();
+  if constexpr (CL > 1) sm90::cluster_sync();
+  else __syncthreads();
 
+  // The work: pair tiles of CL x BM rows (one tile each without a cluster), in grouped order,
+  // each in split.slices units; the cluster's blocks take the same units, block `rank` the
+  // tile at row rank * BM of the pair (a tile past M loads zeros and stores nothing).
+  const int rank = CL > 1 ? static_cast<int>(sm90::cluster_rank()) : 0;
+  const int cluster = static_cast<int>(blockIdx.x) / CL, clusters = static_cast<int>(gridDim.x) / CL;
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
-  const int tiles = grid_m * grid_n;
+  const int pair_rows = (grid_m + CL - 1) / CL;
   const int k_blocks = (k + BK - 1) / BK;
-  const int units = tiles * split.slices;
+  const int units = pair_rows * grid_n * split.slices;
+  auto origin = [&](int u) {
+    TileOrigin o = grouped_tile_origin(u / split.slices, pair_rows, grid_n, C.group_m > CL ? C.group_m / CL : 1,
+                                       CL * BM, BN);
+    o.m0 += rank * BM;
+    return o;
+  };
   // The k-blocks of unit u: its tile's slice u % slices.
   auto k_range = [&](int u, int& kb_begin, int& kb_end) {
     kb_begin = (u % split.slices) * split.k_blocks_per_slice;
@@ -131,8 +151,8 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     sm90::setmaxnreg_dec<wgmma_producer_regs>();
     if (tid == 0) {
       int it = 0;
-      for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
-        const auto [m0, n0] = grouped_tile_origin(u / split.slices, grid_m, grid_n, C.group_m, BM, BN);
+      for (int u = cluster; u < units; u += clusters) {
+        const auto [m0, n0] = origin(u);
         int kb_begin, kb_end;
         k_range(u, kb_begin, kb_end);
         for (int kb = kb_begin; kb < kb_end; ++kb, ++it) {
@@ -142,9 +162,17 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
 #pragma unroll
           for (int j = 0; j < BK / SW; ++j)
             sm90::tma_load_2d(stage_a(s) + j * A_BOX_BYTES, &tma_a, &full[s], kb * BK + j * SW, m0);
+          // B: every box, or in a cluster this block's share of them, multicast to all
+          constexpr int B_BOXES = BN / SW / CL;
 #pragma unroll
-          for (int j = 0; j < BN / SW; ++j)
-            sm90::tma_load_2d(stage_b(s) + j * B_BOX_BYTES, &tma_b, &full[s], n0 + j * SW, kb * BK);
+          for (int i = 0; i < B_BOXES; ++i) {
+            const int j = rank * B_BOXES + i;
+            if constexpr (CL > 1)
+              sm90::tma_load_2d_multicast(stage_b(s) + j * B_BOX_BYTES, &tma_b, &full[s], n0 + j * SW, kb * BK,
+                                          static_cast<std::uint16_t>((1u << CL) - 1));
+            else
+              sm90::tma_load_2d(stage_b(s) + j * B_BOX_BYTES, &tma_b, &full[s], n0 + j * SW, kb * BK);
+          }
         }
       }
     }
@@ -156,16 +184,26 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
     float acc[P::m_atoms][BN / 2];
     // The block's units in the producer's order; ping-pong consumer cw takes every other one,
     // from its cw-th, and counts the other's k-blocks (no split: k_blocks each) in `it` unread.
-    const int grid = static_cast<int>(gridDim.x);
+    // (Ping-pong runs without clusters: there `cluster` is the block and `clusters` the grid.)
     int it = P::pingpong ? cw * k_blocks : 0;
     int turns = 0;  // ping-pong: units this consumer has run
-    for (int u = static_cast<int>(blockIdx.x) + (P::pingpong ? cw * grid : 0); u < units;
-         u += P::pingpong ? 2 * grid : grid, it += P::pingpong ? k_blocks : 0, ++turns) {
+    // A stage read: lane 0 hands it back to the producer of every block of the cluster.
+    auto release = [&](int s) {
+      if (lane != 0) return;
+      if constexpr (CL > 1) {
+#pragma unroll
+        for (int r = 0; r < CL; ++r) sm90::mbar_arrive_cluster(&empty[s], static_cast<std::uint32_t>(r));
+      } else {
+        sm90::mbar_arrive(&empty[s]);
+      }
+    };
+    for (int u = cluster + (P::pingpong ? cw * clusters : 0); u < units;
+         u += P::pingpong ? 2 * clusters : clusters, it += P::pingpong ? k_blocks : 0, ++turns) {
       // Consumer 0's j-th unit follows consumer 1's (j-1)-th (turn[0] phase j-1), consumer 1's
       // j-th follows consumer 0's j-th (turn[1] phase j).
       if (P::pingpong && (cw == 1 || turns > 0)) sm90::mbar_wait(&turn[cw], (turns - (cw == 0 ? 1 : 0)) & 1);
-      const int tile = u / split.slices;
-      const auto [m0, n0] = grouped_tile_origin(tile, grid_m, grid_n, C.group_m, BM, BN);
+      const int tile = u / split.slices * CL + rank;  // the split's partials and ticket
+      const auto [m0, n0] = origin(u);
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a)
 #pragma unroll
@@ -198,7 +236,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
         // The group before this one has retired (wait_group is warp-synchronous, so for every
         // lane of this warp): lane 0 hands its stage back to the producer for the warp.
         sm90::wgmma_wait<1>();
-        if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
+        if (prev_s >= 0) release(prev_s);
         prev_s = s;
       }
       // This warp has waited for every stage of the unit, and warp 0 speaks for the warpgroup:
@@ -207,7 +245,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int a = 0; a < P::m_atoms; ++a) sm90::fence_accumulators(acc[a]);
-      if (prev_s >= 0 && lane == 0) sm90::mbar_arrive(&empty[prev_s]);
+      if (prev_s >= 0) release(prev_s);
 
       if (!P::pingpong && split.slices > 1) {  // (the plan refuses pingpong with a split)
         // The unit's partial tile in fragment order: register group q (4 floats) of consumer
@@ -281,6 +319,7 @@ __global__ void __launch_bounds__(WgmmaShape<tune::GemmConfig{BM_, BN_, BK_, S_,
       }
     }
   }
+  if constexpr (CL > 1) sm90::cluster_sync();
 #else
   // Built for a target without wgmma/setmaxnreg (not sm_90a): the launcher refuses such devices.
   (void)tma_a; (void)tma_b; (void)m; (void)n; (void)k; (void)epi; (void)pair_stores; (void)row_chunk_stores; (void)split;

@@ -5,7 +5,8 @@
 // operands TMA cannot describe (wgmma_operand_refusal), a config outside the instantiated set,
 // more shared memory than the device grants; each is a cuda::Error, never a blind launch.
 // The grid is persistent: one block per multiprocessor at most, each walking its work units
-// (tiles, or with K split, slices of tiles: wgmma_slices, scratch from split_k_scratch.hpp).
+// (tiles, or with K split, slices of tiles: wgmma_slices, scratch from split_k_scratch.hpp);
+// with cluster_m 2, as many pairs of blocks as the device can run at once.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -44,6 +45,24 @@ std::string wgmma_refusal(const MmOperands<In>& op) {
                                reinterpret_cast<std::uintptr_t>(op.b));
 }
 
+/// A launch of `grid` blocks in clusters of `cluster_m` along x; `attr` (the launch points to
+/// it) holds the cluster's size.
+inline cudaLaunchConfig_t cluster_launch(int grid, int cluster_m, int threads, int smem_bytes, cudaStream_t stream,
+                                         cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster_m);
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3(static_cast<unsigned>(grid));
+  launch.blockDim = dim3(static_cast<unsigned>(threads));
+  launch.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  launch.stream = stream;
+  launch.attrs = &attr;
+  launch.numAttrs = 1;
+  return launch;
+}
+
 /// Launches the instantiation for config C with K split into `split_k` slices (C's kernel
 /// splits at run time: the set instantiates split_k 1). Throws for what the kernel cannot run.
 template <tune::GemmConfig C, class In, class Epi>
@@ -57,7 +76,8 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   if (const WgmmaPlan p = wgmma_plan(split_config); !p.ok) throw Error("cuda::mm_wgmma " + to_string(split_config) + ": " + p.why);
   static_assert(C == tune::kernel_config(C), "a set instantiates kernels: split_k 1");
   auto kernel = &wgmma_mm_kernel<C.block_m, C.block_n, C.block_k, C.num_stages, C.num_warps, C.group_m,
-                                 C.pingpong ? 1 : 0, In, Epi>;
+                                 C.pingpong ? 1 : 0, C.cluster_m, In, Epi>;
+  constexpr int CL = C.cluster_m;
   static std::once_flag attr_once;  // per instantiation; the attribute is per function
   std::call_once(attr_once, [&] {
     if (P::smem_bytes > device_max_smem_per_block())
@@ -67,7 +87,11 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
   });
   const CUtensorMap ta = make_tensor_map_sw128(op.a, op.m, op.k, op.lda, C.block_m);
   const CUtensorMap tb = make_tensor_map_sw128(op.b, op.k, op.n, op.ldb, C.block_k);
-  const long tiles = static_cast<long>((op.m + C.block_m - 1) / C.block_m) * ((op.n + C.block_n - 1) / C.block_n);
+  // Tiles as the kernel counts them: CL rows of tiles per pair (the last pair's second row may
+  // lie past M), each with its partials and ticket when K is split.
+  const long pairs = static_cast<long>((op.m + CL * C.block_m - 1) / (CL * C.block_m)) *
+                     ((op.n + C.block_n - 1) / C.block_n);
+  const long tiles = pairs * CL;
   const WgmmaSlices slices = wgmma_slices(split_config, op.k);
   WgmmaSplit split{slices.slices, slices.k_blocks_per_slice, nullptr, nullptr};
   if (split.slices > 1) {
@@ -76,18 +100,39 @@ void launch_wgmma(const MmOperands<In>& op, const Epi& epi, cudaStream_t stream,
     split.partials = s.partials;
     split.tickets = s.tickets;
   }
-  const long units = tiles * split.slices;
-  static const int sms = current_device_facts().sms;
-  const long grid = units < sms ? units : sms;
+  const long units = pairs * split.slices;  // each taken by all blocks of a cluster
+  // Clusters that fit on the device at once (a persistent grid must not wait for a second wave).
+  static const int resident_clusters = [&] {
+    const int sms = current_device_facts().sms;
+    if constexpr (CL == 1) {
+      return sms;
+    } else {
+      cudaLaunchAttribute cluster{};
+      const cudaLaunchConfig_t probe = cluster_launch(sms - sms % CL, CL, P::threads, P::smem_bytes, nullptr, cluster);
+      int count = 0;
+      CTMATCH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &probe));
+      if (count < 1) throw Error("cuda::mm_wgmma " + to_string(C) + ": the device runs no cluster of this kernel");
+      return count;
+    }
+  }();
+  const long grid = (units < resident_clusters ? units : resident_clusters) * CL;
   using Out = typename Epi::out_type;
   const bool pair_stores = op.n % 2 == 0 && epi.ldo % 2 == 0 &&
                            reinterpret_cast<std::uintptr_t>(epi.out) % (2 * sizeof(Out)) == 0;
   // 16-byte row chunks of 2-byte outputs: rows and the output 16-byte aligned
   const bool row_chunk_stores = sizeof(Out) == 2 && op.n % 8 == 0 && epi.ldo % 8 == 0 &&
                                 reinterpret_cast<std::uintptr_t>(epi.out) % 16 == 0;
-  kernel<<<static_cast<unsigned>(grid), P::threads, P::smem_bytes, stream>>>(ta, tb, op.m, op.n, op.k, epi,
-                                                                              pair_stores, row_chunk_stores, split);
-  CTMATCH_CUDA_CHECK_LAUNCH();
+  if constexpr (CL == 1) {
+    kernel<<<static_cast<unsigned>(grid), P::threads, P::smem_bytes, stream>>>(ta, tb, op.m, op.n, op.k, epi,
+                                                                                pair_stores, row_chunk_stores, split);
+    CTMATCH_CUDA_CHECK_LAUNCH();
+  } else {
+    cudaLaunchAttribute cluster{};
+    const cudaLaunchConfig_t launch =
+        cluster_launch(static_cast<int>(grid), CL, P::threads, P::smem_bytes, stream, cluster);
+    CTMATCH_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, ta, tb, op.m, op.n, op.k, epi, pair_stores,
+                                          row_chunk_stores, split));
+  }
 }
 
 /// Run-time dispatch over the instantiated set: launches the instantiation of `c`'s kernel

@@ -1,7 +1,8 @@
 #pragma once
 // The Hopper (sm_90a) instructions the cuda::mm_wgmma kernel is built from, one thin inline-PTX
 // wrapper each: mbarriers (the pipeline's full/empty handshakes), the TMA tile load that
-// completes on an mbarrier, the wgmma shared-memory matrix descriptor, the warpgroup MMA
+// completes on an mbarrier (and its multicast to a thread-block cluster, with the cluster's
+// rank, barrier and remote arrival), the wgmma shared-memory matrix descriptor, the warpgroup MMA
 // itself (m64nNk16, bf16/f16 in, fp32 accumulate, B read N-major) with its fence / commit /
 // wait, and setmaxnreg. The encodings follow the PTX ISA ("Asynchronous Warpgroup Level Matrix
 // Multiply-Accumulate", "Matrix Descriptor Format") and CUTLASS's canonical GMMA layouts.
@@ -39,6 +40,17 @@ __device__ inline void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t b
 __device__ inline void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
+/// One arrival on the barrier at the same shared-memory offset in block `rank` of this
+/// thread-block cluster (this block's own for its own rank), released to the whole cluster:
+/// a consumer handing a stage back to both producers that write it.
+__device__ inline void mbar_arrive_cluster(std::uint64_t* bar, std::uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
 /// Waits until the phase with this parity has completed. A fresh barrier is in phase 0, so
 /// waiting for parity 1 returns at once (the producer's first pass over empty stages).
 __device__ inline void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
@@ -62,6 +74,16 @@ __device__ inline void tma_load_2d(void* dst, const void* tensor_map, std::uint6
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
       ::"r"(smem_u32(dst)), "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+      : "memory");
+}
+/// tma_load_2d into the same shared-memory offset of every block of the cluster in `mask` (bit
+/// r: rank r), completing the transaction bytes on each block's barrier at `bar`'s offset.
+__device__ inline void tma_load_2d_multicast(void* dst, const void* tensor_map, std::uint64_t* bar, int c0, int c1,
+                                             std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(smem_u32(bar)), "h"(mask), "r"(c0), "r"(c1)
       : "memory");
 }
 __device__ inline void tma_prefetch_descriptor(const void* tensor_map) {
@@ -98,6 +120,20 @@ __device__ inline void fence_accumulators(float (&d)[R]) {
 /// of 32): a barrier of some warpgroups that the others never wait on.
 __device__ inline void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// --- thread-block clusters ------------------------------------------------------------------
+/// This block's rank in its cluster.
+__device__ inline std::uint32_t cluster_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/// Every thread of every block of the cluster arrives, then waits for all (release / acquire):
+/// barriers initialised before it are visible cluster-wide after it, and no block leaves while
+/// another may still write its shared memory or arrive on its barriers.
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
 template <int Regs>

@@ -197,13 +197,13 @@ constexpr int largest_block(const std::array<GemmConfig, N>& configs) {
 }
 
 /// A config of a kernel (split_k 1) as one integer that sorts like the config (fields are
-/// small: blocks < 4096, stages and warps < 256, group < 2048). Cheap to compare in constant
-/// expressions.
+/// small: blocks < 4096, stages and warps < 256, group < 1024, clusters of 1 or 2 blocks).
+/// Cheap to compare in constant expressions.
 constexpr std::uint64_t sort_key(const GemmConfig& c) {
   return (std::uint64_t(c.block_m) << 52) | (std::uint64_t(c.block_n) << 40) |
          (std::uint64_t(c.block_k) << 28) | (std::uint64_t(c.num_stages & 0xff) << 20) |
-         (std::uint64_t(c.num_warps & 0xff) << 12) | (std::uint64_t(c.group_m & 0x7ff) << 1) |
-         std::uint64_t(c.pingpong);
+         (std::uint64_t(c.num_warps & 0xff) << 12) | (std::uint64_t(c.group_m & 0x3ff) << 2) |
+         (std::uint64_t(c.cluster_m > 1) << 1) | std::uint64_t(c.pingpong);
 }
 
 /// The values one block of size `b` takes under scaling, over all problem sizes:
@@ -274,10 +274,26 @@ constexpr ConfigList<2 * Capacity> with_pingpong_twins(const ConfigList<Capacity
   ConfigList<2 * Capacity> out;
   for (GemmConfig c : configs) {
     out.push_back(c);
-    if (c.num_warps == 8 && !c.pingpong) {
+    if (c.num_warps == 8 && !c.pingpong && c.cluster_m == 1) {
       c.pingpong = true;
       out.push_back(c);
     }
+  }
+  return out;
+}
+
+/// `configs` with, after each config that `wanted` takes, its cluster twin (GemmConfig::
+/// cluster_m 2): the same tiling run by pairs of blocks that share B's loads. Sorted input stays
+/// sorted (a twin's sort_key is its config's plus 2, past a ping-pong twin's plus 1, which
+/// with_pingpong_twins adds afterwards).
+template <std::size_t Capacity, class Wanted>
+constexpr ConfigList<2 * Capacity> with_cluster_twins(const ConfigList<Capacity>& configs, Wanted wanted) {
+  ConfigList<2 * Capacity> out;
+  for (GemmConfig c : configs) {
+    out.push_back(c);
+    if (c.cluster_m != 1 || c.pingpong) continue;
+    c.cluster_m = 2;
+    if (wanted(c)) out.push_back(c);
   }
   return out;
 }

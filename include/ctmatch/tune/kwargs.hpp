@@ -88,19 +88,21 @@ class Kwargs {
 };
 
 /// A GemmConfig as Inductor's template kwargs, in Inductor's names; SPLIT_K only when K is
-/// split and PINGPONG only when set (Inductor's lists do neither), so that every other config
-/// prints as Inductor's.
+/// split, PINGPONG only when set and CLUSTER_M only past 1 (Inductor's lists do none of them),
+/// so that every other config prints as Inductor's.
 inline Kwargs to_kwargs(const GemmConfig& c) {
   Kwargs k;
   k.set("BLOCK_M", c.block_m).set("BLOCK_N", c.block_n).set("BLOCK_K", c.block_k);
   k.set("num_stages", c.num_stages).set("num_warps", c.num_warps).set("GROUP_M", c.group_m);
   if (c.split_k != 1) k.set("SPLIT_K", c.split_k);
   if (c.pingpong) k.set("PINGPONG", true);
+  if (c.cluster_m != 1) k.set("CLUSTER_M", c.cluster_m);
   return k;
 }
 
 /// The GemmConfig named by kwargs, if all six keys are present as ints (SPLIT_K, optional,
-/// defaults to 1; PINGPONG, optional, a bool defaulting to false).
+/// defaults to 1; PINGPONG, optional, a bool defaulting to false; CLUSTER_M, optional, an int
+/// defaulting to 1).
 inline std::optional<GemmConfig> gemm_config_of(const Kwargs& k) {
   auto bm = k.get_int("BLOCK_M"), bn = k.get_int("BLOCK_N"), bk = k.get_int("BLOCK_K");
   auto st = k.get_int("num_stages"), wa = k.get_int("num_warps"), gm = k.get_int("GROUP_M");
@@ -112,7 +114,9 @@ inline std::optional<GemmConfig> gemm_config_of(const Kwargs& k) {
     if (!std::holds_alternative<bool>(*pp)) return std::nullopt;
     pingpong = std::get<bool>(*pp);
   }
-  return GemmConfig{int(*bm), int(*bn), int(*bk), int(*st), int(*wa), int(*gm), int(*sk), pingpong};
+  const auto cm = k.find("CLUSTER_M") ? k.get_int("CLUSTER_M") : std::optional<std::int64_t>(1);
+  if (!cm) return std::nullopt;
+  return GemmConfig{int(*bm), int(*bn), int(*bk), int(*st), int(*wa), int(*gm), int(*sk), pingpong, int(*cm)};
 }
 
 /// A value as text: ints and bools as C++/JSON literals, doubles with enough digits, strings quoted.
