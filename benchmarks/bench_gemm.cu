@@ -45,13 +45,23 @@ constexpr auto bench_list = [] {
   return out;
 }();
 constexpr auto bench_configs = ctmatch::tune::to_array<bench_list.size()>(bench_list);
-// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list, with the ping-pong twins).
+// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list, each config with its deep twin,
+// and each of those with its ping-pong and cluster twins, as the heuristic offers them).
 constexpr auto bench_wlist = [] {
-  ctmatch::tune::ConfigList<128> out;
+  ctmatch::tune::ConfigList<256> out;
+  auto add = [&](GemmConfig c) {
+    if (wgmma_supported(c) && !out.contains(c)) out.push_back(c);
+  };
   for (const Shape& s : shapes)
-    for (const GemmConfig& c : ctmatch::tune::with_pingpong_twins(
-             ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs)))
-      if (wgmma_supported(c) && !out.contains(c)) out.push_back(c);
+    for (const GemmConfig& listed : ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs))
+      for (GemmConfig c : {listed, wgmma_deepest(listed)}) {
+        add(c);
+        c.pingpong = true;
+        add(c);
+        c.pingpong = false;
+        c.cluster_m = 2;
+        if (s.m > c.block_m) add(c);
+      }
   return out;
 }();
 constexpr auto bench_wconfigs = ctmatch::tune::to_array<bench_wlist.size()>(bench_wlist);
