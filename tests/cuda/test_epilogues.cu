@@ -7,7 +7,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include <ctmatch/cuda/mm_scale_cast.hpp>
 
@@ -164,6 +168,34 @@ TEST_CASE_TEMPLATE("scale_cast to fp8: within one fp8 step of the exact result c
       if (scale > 1 && std::is_same_v<Out, fp8_e4m3fn>) CHECK(not_finite > ref.size() / 10);
       MESSAGE("scale_cast ", name<Out>(), " scale=", scale, " ", to_string(choice), " worst step ", worst,
               ", exact ", exact, "/", ref.size(), ", not finite ", not_finite);
+    }
+}
+
+namespace {
+__global__ void apply_scale_cast(const float* in, float* out, int n, float scale, bool clamp) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = epilogue::ScaleCast<float>{nullptr, 0, scale, clamp}.apply(in[i], 0, 0);
+}
+}  // namespace
+
+TEST_CASE("scale_cast's device arithmetic equals its host arithmetic on edge values (NaN kept by the clamp)") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> values{0.0f, -0.0f, 0.25f, -0.75f, 1.0f, -1.0f, 1.5f, -3.0f, 1e30f, -1e30f, inf, -inf, nan};
+  DeviceBuffer<float> in(values.size()), out(values.size());
+  in.upload(values);
+  for (bool clamp : {false, true})
+    for (float scale : {1.0f, 0.5f, -2.0f}) {
+      out.poison();
+      apply_scale_cast<<<1, 64>>>(in.ptr, out.ptr, static_cast<int>(values.size()), scale, clamp);
+      CTMATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto got = out.download();
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const float want = epilogue::ScaleCast<float>{nullptr, 0, scale, clamp}.apply(values[i], 0, 0);
+        INFO("value ", values[i], " scale ", scale, " clamp ", clamp, " device ", got[i], " host ", want);
+        if (std::isnan(want)) CHECK(std::isnan(got[i]));
+        else CHECK(std::memcmp(&got[i], &want, sizeof(float)) == 0);  // bit for bit (the sign of zero too)
+        if (clamp) CHECK((std::isnan(got[i]) || (got[i] >= -1.0f && got[i] <= 1.0f)));
+      }
     }
 }
 

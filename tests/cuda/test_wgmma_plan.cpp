@@ -415,4 +415,8 @@ TEST_CASE("the cuda::mm_wgmma heuristic offers a config with K split (two ways),
   CHECK(pairs > 0);
   CHECK(std::count(large.begin(), large.end(), GemmConfig{128, 256, 64, 4, 8, 8, 1, false, 2}) == 1);
   for (const GemmConfig& c : skinny) CHECK(c.cluster_m == 1);  // 64 rows: nothing to pair with
+  // One row of tiles: the narrow, deep tile too (every build runs 64x64x64 s14), and not where
+  // M has several rows.
+  CHECK(std::count(skinny.begin(), skinny.end(), GemmConfig{64, 64, 64, 14, 8, 8}) == 1);
+  CHECK(std::count(large.begin(), large.end(), GemmConfig{64, 64, 64, 14, 8, 8}) == 0);
 }

@@ -36,7 +36,7 @@ struct AddMM {
 };
 
 /// seedlib::scale_cast: out = cast<Out>(clamp?(acc * scale, -1, 1)). The clamp keeps NaN, as
-/// torch.clamp does (comparisons with NaN are false).
+/// torch.clamp does.
 template <class Out>
 struct ScaleCast {
   using out_type = Out;
@@ -45,9 +45,19 @@ struct ScaleCast {
   float scale = 1.0f;
   bool clamp = false;
   __host__ __device__ float apply(float acc, int, int) const {
-    float v = acc * scale;
-    if (clamp) v = v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v);
-    return v;
+    const float v = acc * scale;
+#ifdef __CUDA_ARCH__
+    // On the device without a branch: min/max.NaN return NaN for a NaN operand, and without the
+    // clamp the bound is +inf (the bound is the same for every element: computed once). A
+    // branch on `clamp` made the compiler unroll the GEMM epilogue twice, and the fused
+    // 128x256 kernel ran 4-13% slower than with the identity epilogue (H100).
+    const float bound = clamp ? 1.0f : __int_as_float(0x7f800000);
+    float r;
+    asm("min.NaN.f32 %0, %1, %2;\n\tmax.NaN.f32 %0, %0, %3;" : "=f"(r) : "f"(v), "f"(bound), "f"(-bound));
+    return r;
+#else
+    return clamp ? (v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v)) : v;  // comparisons with NaN are false
+#endif
   }
 };
 

@@ -41,13 +41,13 @@ __device__ inline void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 /// One arrival on the barrier at the same shared-memory offset in block `rank` of this
-/// thread-block cluster (this block's own for its own rank), released to the whole cluster:
-/// a consumer handing a stage back to both producers that write it.
+/// thread-block cluster (this block's own for its own rank): a consumer handing a stage back
+/// to both producers that write it.
 __device__ inline void mbar_arrive_cluster(std::uint64_t* bar, std::uint32_t rank) {
   asm volatile(
       "{\n.reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
       "r"(rank)
       : "memory");
 }
