@@ -101,12 +101,11 @@ inline constexpr std::size_t wgmma_full_count = wgmma_full_configs.size();
 
 /// The reduced set CI compiles: the two large-tile configs that serve the big problems, the
 /// cluster twin of the larger and the ping-pong twin of the other, and two 64-row ones for
-/// small M. When 32 < M <= 64 the
-/// heuristic scales every block_m to 64, so without them a reduced build would offer no wgmma
-/// choice at all; {64, 128, 64, 9, 8, 8} is the deep twin of what {128, 128, 64, 4, 8, 8} and
-/// {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32), {64, 64, 64, 14, 8, 8} that of
-/// the list's 64-column configs. (M <= 32 scales to block_m 16 or 32, which the plan refuses
-/// in every build.)
+/// small M. When 32 < M <= 64 the heuristic scales every block_m to 64, so without them a
+/// reduced build would offer no wgmma choice at all; {64, 128, 64, 9, 8, 8} is the deep twin of
+/// what {128, 128, 64, 4, 8, 8} and {256, 128, 64, 4, 8, 8} scale to there (for N > 64, K > 32),
+/// {64, 64, 64, 14, 8, 8} that of the 64-column tile the heuristic adds for one row of tiles.
+/// (M <= 32 scales to block_m 16 or 32, which the plan refuses in every build.)
 inline constexpr std::array<tune::GemmConfig, 6> wgmma_reduced_configs{{
     {128, 256, 64, 4, 8, 8},  // two consumer warpgroups of m64n256k16, the deep twin of Inductor's 3 stages: the large problems
     {128, 256, 64, 4, 8, 8, 1, false, 2},  // its cluster twin: pairs of blocks, B multicast to both
