@@ -45,8 +45,8 @@ constexpr auto bench_list = [] {
   return out;
 }();
 constexpr auto bench_configs = ctmatch::tune::to_array<bench_list.size()>(bench_list);
-// Likewise for cuda::mm_wgmma (Inductor's persistent TMA list, each config with its deep twin,
-// and each of those with its ping-pong and cluster twins, as the heuristic offers them).
+// Likewise for cuda::mm_wgmma: the kernels its heuristic builds on Inductor's persistent TMA
+// list for these shapes (wgmma_offered_kernels), each with its twins (wgmma_twins).
 constexpr auto bench_wlist = [] {
   ctmatch::tune::ConfigList<256> out;
   auto add = [&](GemmConfig c) {
@@ -54,13 +54,9 @@ constexpr auto bench_wlist = [] {
   };
   for (const Shape& s : shapes)
     for (const GemmConfig& listed : ctmatch::tune::preprocess_mm_configs(s.m, s.n, s.k, ctmatch::tune::persistent_mm_configs))
-      for (GemmConfig c : {listed, wgmma_deepest(listed)}) {
-        add(c);
-        c.pingpong = true;
-        add(c);
-        c.pingpong = false;
-        c.cluster_m = 2;
-        if (s.m > c.block_m) add(c);
+      for (const GemmConfig& kernel : wgmma_offered_kernels(listed, s.m)) {
+        add(kernel);
+        for (const GemmConfig& twin : wgmma_twins(kernel, s.m)) add(twin);
       }
   return out;
 }();

@@ -70,16 +70,48 @@ constexpr bool cuda_mm_wgmma_runnable(tune::GemmConfig c) {
   return wgmma_supported(c) && in_config_set<wgmma_configs>(c);
 }
 
+/// The kernels cuda::mm_wgmma's heuristic builds on config c of its list for a problem of m
+/// rows, in order, before any refusal: c, its deep twin (wgmma_deepest) and, where m is one row
+/// of c's tiles, c 64 columns wide as deep as it goes. That narrow tile gives twice the tiles or
+/// more to the multiprocessors without splitting K (cuBLAS runs 64 x 4096 x 4096 in 32x64
+/// tiles, 16 stages; 64x64x64 s13 came within 2% of it on an H100, where 64x128x64 split in 2
+/// stayed 12% short).
+constexpr tune::ConfigList<3> wgmma_offered_kernels(tune::GemmConfig c, std::int64_t m) {
+  tune::ConfigList<3> out;
+  out.push_back(c);
+  out.push_back(wgmma_deepest(c));
+  if (m <= c.block_m && c.block_n > 64) {
+    c.block_n = 64;
+    out.push_back(wgmma_deepest(c));
+  }
+  return out;
+}
+
+/// The twins offered after kernel c for a problem of m rows, before any refusal: its ping-pong
+/// twin (GemmConfig::pingpong), and where m has a second row of its tiles its cluster twin
+/// (GemmConfig::cluster_m: pairs of blocks sharing B's loads).
+constexpr tune::ConfigList<2> wgmma_twins(tune::GemmConfig c, std::int64_t m) {
+  tune::ConfigList<2> out;
+  if (!c.pingpong) {
+    tune::GemmConfig twin = c;
+    twin.pingpong = true;
+    out.push_back(twin);
+  }
+  if (c.cluster_m == 1 && m > c.block_m) {
+    tune::GemmConfig pair = c;
+    pair.cluster_m = 2;
+    out.push_back(pair);
+  }
+  return out;
+}
+
 /// cuda::mm_wgmma's heuristic (Inductor's persistent TMA list, tune::WgmmaTemplateHeuristic)
 /// minus the configs the wgmma template cannot run or this build did not instantiate, and
 /// nothing at all for operands TMA cannot describe (row strides not a multiple of 16 bytes,
-/// not row-major) or other dtypes than bf16 and f16. Each config is followed by its deep twin
-/// (wgmma_deepest) where this build runs it; after each of those, where its tiles leave
-/// multiprocessors idle, the same config with K split (wgmma_split_k, then half as many
-/// slices), where this build runs its ping-pong twin (GemmConfig::pingpong), that twin, and its
-/// cluster twin (GemmConfig::cluster_m) where M has more than one row of its tiles. Where M
-/// has one row of a config's tiles, the config 64 columns wide, as deep as it goes, is offered
-/// too (with its own splits). The autotuner measures them all.
+/// not row-major) or other dtypes than bf16 and f16. For each config, the kernels of
+/// wgmma_offered_kernels that this build runs, each once; after each, where its tiles leave
+/// multiprocessors idle, the same kernel with K split (wgmma_split_k, then half as many
+/// slices), then its twins (wgmma_twins) that this build runs. The autotuner measures them all.
 template <class Base>
 class WgmmaFiltered : public Base {
  protected:
@@ -88,10 +120,10 @@ class WgmmaFiltered : public Base {
     const auto& in = ctx.inputs;
     if (in.dtype() != tune::DType::bf16 && in.dtype() != tune::DType::f16) return out;
     const Strides2d a{in.mat1().strides[0], in.mat1().strides[1]}, b{in.mat2().strides[0], in.mat2().strides[1]};
+    auto runs = [&](const tune::GemmConfig& c) { return *cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) == '\0'; };
     std::vector<tune::GemmConfig> offered;  // a deep twin may be a config of the list too
     auto offer = [&](const tune::GemmConfig& c) {
-      if (*cuda_mm_wgmma_refusal(c, in.m(), in.n(), in.k(), a, b) != '\0') return;
-      if (std::find(offered.begin(), offered.end(), c) != offered.end()) return;
+      if (!runs(c) || std::find(offered.begin(), offered.end(), c) != offered.end()) return;
       offered.push_back(c);
       out.push_back(tune::to_kwargs(c));
       // The same kernel and operands: only the split differs, within the plan's bound. The
@@ -103,29 +135,11 @@ class WgmmaFiltered : public Base {
       if (split.split_k > 1) out.push_back(tune::to_kwargs(split));
       split.split_k /= 2;
       if (split.split_k > 1) out.push_back(tune::to_kwargs(split));
-      tune::GemmConfig twin = c;
-      twin.pingpong = true;
-      if (!c.pingpong && *cuda_mm_wgmma_refusal(twin, in.m(), in.n(), in.k(), a, b) == '\0')
-        out.push_back(tune::to_kwargs(twin));
-      // Pairs of blocks sharing B's loads, where M has a second row of tiles to pair with.
-      tune::GemmConfig pair = c;
-      pair.cluster_m = 2;
-      if (c.cluster_m == 1 && in.m() > c.block_m && *cuda_mm_wgmma_refusal(pair, in.m(), in.n(), in.k(), a, b) == '\0')
-        out.push_back(tune::to_kwargs(pair));
+      for (const tune::GemmConfig& twin : wgmma_twins(c, in.m()))
+        if (runs(twin)) out.push_back(tune::to_kwargs(twin));
     };
-    for (const tune::GemmConfig& c : this->configs_for(ctx)) {
-      offer(c);
-      offer(wgmma_deepest(c));
-      // One row of tiles (M <= block_m): the same tile 64 columns wide, as deep as it goes,
-      // gives twice the tiles or more to the multiprocessors without splitting K (cuBLAS runs
-      // 64 x 4096 x 4096 in 32x64 tiles, 16 stages; 64x64x64 s13 came within 2% of it on an
-      // H100, where 64x128x64 split in 2 stayed 12% short).
-      if (in.m() <= c.block_m && c.block_n > 64) {
-        tune::GemmConfig narrow = c;
-        narrow.block_n = 64;
-        offer(wgmma_deepest(narrow));
-      }
-    }
+    for (const tune::GemmConfig& c : this->configs_for(ctx))
+      for (const tune::GemmConfig& kernel : wgmma_offered_kernels(c, in.m())) offer(kernel);
     return out;
   }
 };
