@@ -95,23 +95,157 @@ def shape_of(pattern):
                   pattern)
 
 
+def parse_pattern(text):
+    """A pattern's repr as a tree of tuples: ("call", op, args, kwargs, users), ("kw", name) for a
+    KeywordArg, ("any",) for `*` and Arg(), ("list", items), ("multi", outputs), ("lit", text)."""
+    pos = 0
+
+    def skip():
+        nonlocal pos
+        while pos < len(text) and text[pos] == " ":
+            pos += 1
+
+    def atom():
+        nonlocal pos
+        start, depth = pos, 0
+        while pos < len(text) and (depth or text[pos] not in ",)]"):
+            depth += text[pos] in "([<"
+            depth -= text[pos] in ")]>"
+            pos += 1
+        return text[start:pos].strip()
+
+    def items(close):
+        nonlocal pos
+        out = []
+        skip()
+        while text[pos] != close:
+            skip()
+            m = re.match(r"(\w+)=", text[pos:])
+            if m and not text[pos:].startswith("KeywordArg"):
+                pos += m.end()
+                out.append((m.group(1), value()))
+            else:
+                out.append((None, value()))
+            skip()
+            if text[pos] == ",":
+                pos += 1
+            skip()
+        pos += 1
+        return out
+
+    def value():
+        nonlocal pos
+        skip()
+        if text.startswith("*", pos):
+            pos += 1
+            return ("any",)
+        if text[pos] == "[":
+            pos += 1
+            return ("list", [v for _, v in items("]")])
+        m = re.match(r"(CallFunction|KeywordArg|Arg|MultiOutputPattern)\(", text[pos:])
+        if not m:
+            return ("lit", atom())
+        pos += m.end()
+        if m.group(1) == "KeywordArg":
+            name = atom().strip("'\"")
+            pos += 1
+            return ("kw", name)
+        args = items(")")
+        if m.group(1) == "Arg":
+            return ("any",)
+        if m.group(1) == "MultiOutputPattern":
+            return ("multi", args[0][1][1])
+        op = args[0][1][1]
+        kwargs = {k: v for k, v in args[1:] if k is not None and k != "_users"}
+        users = next((v[1] for k, v in args if k == "_users"), "1")
+        return ("call", op, [v for k, v in args[1:] if k is None], kwargs, users)
+
+    return value()
+
+
+def covers(a, b, bound):
+    """Whether tree `a` matches every graph tree `b` matches, binding each KeywordArg of `a` to the
+    subtree of `b` in its place (`bound`, filled in). A name bound twice must meet equal subtrees:
+    the serialized patterns name each subtree once and reuse it, so equal subtrees are one node.
+    Nodes inside both trees must have the same user counts (`_users`)."""
+    if a[0] == "any":
+        return True
+    if a[0] == "kw":
+        return bound.setdefault(a[1], b) == b
+    if a[0] != b[0]:
+        return False
+    if a[0] == "call":
+        return (a[1] == b[1] and a[4] == b[4] and len(a[2]) == len(b[2]) and a[3].keys() == b[3].keys()
+                and all(covers(x, y, bound) for x, y in zip(a[2], b[2]))
+                and all(covers(a[3][k], b[3][k], bound) for k in a[3]))
+    if a[0] in ("list", "multi"):
+        return len(a[1]) == len(b[1]) and all(covers(x, y, bound) for x, y in zip(a[1], b[1]))
+    return a == b
+
+
+# Ops whose output has their input's dtype and device: _sfdp_params_check reads only those of
+# query, key, value (and of the mask, which the `add` both trees share brings).
+KEEPS_DTYPE_AND_DEVICE = {"aten.permute.default", "aten.expand.default", "aten.view.default", "aten.clone.default"}
+
+
+def sdpa_inputs_kept(bound):
+    """Whether each of query, key and value that the earlier tree binds is the later tree's own
+    input of that name under ops that keep its dtype and device."""
+    for name in ("query", "key", "value"):
+        t = bound.get(name)
+        while t is not None and t[0] == "call" and t[1] in KEEPS_DTYPE_AND_DEVICE:
+            t = t[2][0]
+        if t != ("kw", name):
+            return False
+    return True
+
+
+# A later entry's check that implies an earlier entry's on the graphs both match: (later check,
+# earlier check) -> (the condition on the earlier tree's bindings, why). _sfdp_extra_check is
+# _sfdp_params_check of the same match plus two conditions of its own (not on cuda, a number as
+# the scale), and _sfdp_params_check asks only for the dtype and device of its inputs.
+SDPA_EXTRA_CHECK = ("_sfdp_extra_check.<locals>.fn(disable_cuda={}, "
+                    "scale_factor_op=<OpOverload(op='aten.div', overload='Tensor')>)")
+CHECK_IMPLIES = {
+    (SDPA_EXTRA_CHECK.format(cuda), "_sfdp_params_check()"):
+        (sdpa_inputs_kept, "it is _sfdp_params_check and more, on inputs of the same dtype and device")
+    for cuda in ("True", "False")
+}
+
+
 def covering_entries(entries):
-    """Entry index -> the earlier entry that covers it: one listed under a common target op with
-    the same tree shape and the same check (check_key). A pass tries a node's entries in order,
-    and a matching register_replacement entry always replaces (erases) the node, so the later
-    entry can never fire: Inductor keeps both only because their argument names differ (its
-    dedup of the SDPA inference forms, whose dropout became a no-op, compares names too). Needs
-    the full pattern text and check_key (oracle runs after merge_oracle.py)."""
+    """Entry index -> (the earlier entry that covers it, why). A pass tries a node's entries in
+    order, and a matching register_replacement entry always replaces (erases) the node, so a later
+    entry under a common target op can never fire where an earlier one
+      - has the same tree shape and check (check_key): Inductor keeps both only because their
+        argument names differ (its dedup of the SDPA inference forms, whose dropout became a
+        no-op, compares names too); or
+      - has a tree that matches every graph the later one does and a check the later one's
+        implies (CHECK_IMPLIES).
+    Needs the full pattern text and check_key (oracle runs after merge_oracle.py)."""
     first, out = {}, {}
-    for i, x in enumerate(entries):
-        if "check_key" not in x or x["kind"] != "ReplacementPatternEntry":
-            continue
+    usable = [i for i, x in enumerate(entries) if "check_key" in x and x["kind"] == "ReplacementPatternEntry"]
+    trees = {i: parse_pattern(entries[i]["pattern"]) for i in usable}
+    for i in usable:
+        x = entries[i]
         key = (shape_of(x["pattern"]), x["check_key"])
         for t in x["targets"]:
             if (t, key) in first:
-                out.setdefault(i, first[(t, key)])
+                j = first[(t, key)]
+                out.setdefault(i, (j, f"#{j} has the same tree (up to argument names) and check"))
             else:
                 first[(t, key)] = i
+        if i in out:
+            continue
+        for j in usable:
+            if j >= i or not set(entries[j]["targets"]) & set(x["targets"]):
+                continue
+            implied = CHECK_IMPLIES.get((x["check_key"], entries[j]["check_key"]))
+            bound = {}
+            if implied and covers(trees[j], trees[i], bound) and implied[0](bound):
+                out[i] = (j, f"#{j}'s tree matches every graph this one's does, and this entry's check implies "
+                             f"#{j}'s ({implied[1]})")
+                break
     return out
 
 
@@ -119,9 +253,9 @@ def status(n, kind, joint_index=None, covered_by=None):
     if joint_index in PORTED_JOINT_INDEX:
         return PORTED_JOINT_INDEX[joint_index]
     if covered_by is not None:
-        ported = PORTED_JOINT_INDEX.get(covered_by, "")
-        return (f"needs no port: #{covered_by} has the same tree (up to argument names) and check and "
-                f"comes first, so this entry never fires{' (#' + str(covered_by) + ' is ported)' if ported else ''}")
+        j, why = covered_by
+        ported = f" (#{j} is ported)" if j in PORTED_JOINT_INDEX else ""
+        return f"needs no port: {why}, and #{j} comes first, so this entry never fires{ported}"
     if n in PORTED:
         return PORTED[n]
     if kind == "LoweringPatternEntry":
@@ -193,7 +327,7 @@ def main(d):
             n = short(x["name"])
             f = "; ".join((fired.get(x["name"]) or fired.get(n) or [])[:4]) or "—"
             if i in covered and f != "—":
-                sys.exit(f"entry {i} fired ({f}) though #{covered[i]} covers it: covering_entries is wrong")
+                sys.exit(f"entry {i} fired ({f}) though #{covered[i][0]} covers it: covering_entries is wrong")
             print(f"| {i} | `{n.split(':')[0]}` | {x['kind']} | {targets(x['targets'])} | {x['source'] or '—'} | "
                   f"{x['check']} | {f} | {status(n, x['kind'], i if title == 'joint_graph.patterns' else None, covered.get(i))} |")
         print()

@@ -66,14 +66,17 @@
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
 // The inference forms of patterns 3 and 12 have the tree and check of 1 and 11, which come
-// first: they never fire and need no port. Where Inductor's tree takes any value that its
+// first: they never fire and need no port. Nor do 16's two batch-1 inference forms: 5's trees
+// match every graph theirs do (5's query, key and value may be the permutes 16 spells out, its
+// divisor any value), and 16's check is 5's _sfdp_params_check and more, on inputs of the same
+// dtype and device, so 5, registered first, takes their graphs (tools/oracle/entry_table.py
+// finds both cases from the trees). Where Inductor's tree takes any value that its
 // replacement assumes (the fulls of 18 and 19; the mask's 0 and -inf of 15 and 20), the port
 // requires that value: Inductor would rewrite other values wrongly. Not so the divisor c of 5, 7
 // and 9, whose replacement uses SDPA's default scale 1 / sqrt(d): Inductor does rewrite other
 // divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
 // and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
-// the training forms, and 16's two batch-1 inference forms of a mask of the query's dtype (5's
-// trees take their graphs first). Left out: pad_mm's patterns (they decide by timing kernels),
+// the training forms. Left out: pad_mm's patterns (they decide by timing kernels),
 // randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
