@@ -5,6 +5,10 @@
 #
 #   tools/gpu-check.sh [ANCHOR_SCRIPT]       # e.g. .gpu/gemm_anchor.py; skipped when absent
 #
+# CTMATCH_CUDA_FULL_CONFIGS=OFF builds the reduced config sets (about a minute instead of
+# several); CTMATCH_MEMCHECK=1 then runs the kernel tests under compute-sanitizer's memcheck
+# (every reduced config of both templates and the epilogues; slow with the full sets).
+#
 # Needs the staged dependencies in ./.deps (see the device notes in benchmarks/RESULTS.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +53,16 @@ grep -E "tests passed|tests failed|Failed|\[doctest\] (test cases|assertions)" "
 echo "== bench_gemm"
 if [ -x $build/benchmarks/bench_gemm ]; then
   (cd "$OUT" && timeout 300 "$OLDPWD/$build/benchmarks/bench_gemm" "$OUT/bench_gemm.json") 2>&1 | tee "$OUT/bench_gemm.log"
+fi
+
+if [ "${CTMATCH_MEMCHECK:-0}" = 1 ]; then
+  echo "== compute-sanitizer memcheck"
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for t in $build/tests/cuda/test_wgmma_configs_* $build/tests/cuda/test_mm_configs_* $build/tests/cuda/test_epilogues; do
+    [ -x "$t" ] || continue
+    timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$t" >"$OUT/memcheck_$(basename "$t").log" 2>&1
+    echo "$(basename "$t"): rc=$? $(grep -E "ERROR SUMMARY" "$OUT/memcheck_$(basename "$t").log" | tail -1)"
+  done
 fi
 
 if [ -n "$anchor" ] && [ -f "$anchor" ]; then
