@@ -60,8 +60,10 @@ if [ "${CTMATCH_MEMCHECK:-0}" = 1 ]; then
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for t in $build/tests/cuda/test_wgmma_configs_* $build/tests/cuda/test_mm_configs_* $build/tests/cuda/test_epilogues; do
     [ -x "$t" ] || continue
-    timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$t" >"$OUT/memcheck_$(basename "$t").log" 2>&1
-    echo "$(basename "$t"): rc=$? $(grep -E "ERROR SUMMARY" "$OUT/memcheck_$(basename "$t").log" | tail -1)"
+    log="$OUT/memcheck_$(basename "$t").log"
+    timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$t" >"$log" 2>&1
+    rc=$?
+    echo "$(basename "$t"): rc=$rc $(grep -E "ERROR SUMMARY" "$log" | tail -1)"
   done
 fi
 
