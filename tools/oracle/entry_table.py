@@ -121,7 +121,7 @@ def parse_pattern(text):
         while text[pos] != close:
             skip()
             m = re.match(r"(\w+)=", text[pos:])
-            if m and not text[pos:].startswith("KeywordArg"):
+            if m:
                 pos += m.end()
                 out.append((m.group(1), value()))
             else:
