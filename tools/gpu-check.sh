@@ -38,9 +38,17 @@ cmake -S . -B $build -G Ninja -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYP
 # config several times (seed_end_to_end once per output dtype of the fused epilogue,
 # ctmatch-tune once per input dtype), which takes far longer than the tests; build them with
 # the reduced set.)
-quick=${CTMATCH_GPU_QUICK:-0}
-targets=(ctmatch_cuda_tests bench_gemm)
-[ "$quick" = 1 ] && targets=(test_epilogues bench_gemm)
+# What is built, tested and (with CTMATCH_MEMCHECK) run under memcheck: everything, or with
+# CTMATCH_GPU_QUICK the epilogues alone. The memcheck list is expanded as globs when it runs.
+if [ "${CTMATCH_GPU_QUICK:-0}" = 1 ]; then
+  targets=(test_epilogues bench_gemm)
+  tests=(-R '^test_epilogues$')
+  kernels="$build/tests/cuda/test_epilogues"
+else
+  targets=(ctmatch_cuda_tests bench_gemm)
+  tests=(-L "cuda|cuda_plan" -E example_)
+  kernels="$build/tests/cuda/test_wgmma_configs_* $build/tests/cuda/test_mm_configs_* $build/tests/cuda/test_epilogues"
+fi
 cmake --build $build -j "$jobs" --target "${targets[@]}" >>"$OUT/build.log" 2>&1
 build_rc=$?
 echo "build rc=$build_rc in $(( $(date +%s) - t0 )) s"
@@ -49,15 +57,9 @@ awk 'NR>1 {printf "%8.1f s  %s\n", ($2-$1)/1000, $4}' $build/.ninja_log | sort -
 cat "$OUT/compile_times.txt"
 grep -E "warning|error" "$OUT/build.log" | head -20
 
-if [ "$quick" = 1 ]; then
-  echo "== test_epilogues"
-  $build/tests/cuda/test_epilogues >"$OUT/ctest.log" 2>&1
-  echo "test_epilogues rc=$?"
-else
-  echo "== tests (label cuda, and the plan tests)"
-  (cd $build && ctest -L "cuda|cuda_plan" -E example_ --output-on-failure --timeout 300 -V) >"$OUT/ctest.log" 2>&1
-  echo "ctest rc=$?"
-fi
+echo "== tests: ${tests[*]}"
+(cd $build && ctest "${tests[@]}" --output-on-failure --timeout 300 -V) >"$OUT/ctest.log" 2>&1
+echo "ctest rc=$?"
 grep -E "tests passed|tests failed|Failed|\[doctest\] (test cases|assertions)" "$OUT/ctest.log" | tail -30
 
 echo "== bench_gemm"
@@ -68,9 +70,7 @@ fi
 if [ "${CTMATCH_MEMCHECK:-0}" = 1 ]; then
   echo "== compute-sanitizer memcheck"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  kernels=($build/tests/cuda/test_wgmma_configs_* $build/tests/cuda/test_mm_configs_* $build/tests/cuda/test_epilogues)
-  [ "$quick" = 1 ] && kernels=($build/tests/cuda/test_epilogues)
-  for t in "${kernels[@]}"; do
+  for t in $kernels; do
     [ -x "$t" ] || continue
     log="$OUT/memcheck_$(basename "$t").log"
     timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$t" >"$log" 2>&1
