@@ -40,6 +40,14 @@ def traced():
     return {name: (make_fx(f)(*args), args) for name, (f, args) in fns.items()}
 
 
+def symbolic_view_chain():
+    """A view chain traced with symbolic sizes: sizes computed by sym_size nodes in the views'
+    arguments, SymInts in the values' shapes. (fx GraphModule, example inputs)."""
+    f = lambda x: x.view(x.shape[1], -1).view(-1).view(x.shape[0], x.shape[1]).permute(1, 0).permute(1, 0) * 2
+    args = (torch.randn(4, 6),)
+    return make_fx(f, tracing_mode="symbolic")(*args), args
+
+
 def every_value_kind():
     """A graph built by hand whose arguments hold every value kind FX carries."""
     g = torch.fx.Graph()

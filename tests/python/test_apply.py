@@ -55,6 +55,19 @@ class Apply(unittest.TestCase):
         self.assertEqual([n.name for n in addmm], ["addmm"])
         self.assertEqual(stats["hist_after"], {"aten.addmm.default": 1})
 
+    def test_symbolic_view_chain_folds_keeping_its_size_nodes(self):
+        gm, args = graphs.symbolic_view_chain()
+        want = gm(*args)
+        stats = ctmatch.apply(gm, rules="default", mode="fixpoint")
+        self.assertEqual(stats["matches"], {"permute_permute": 1, "view_view": 2})
+        gm.graph.lint()
+        gm.recompile()
+        self.assertTrue(torch.equal(gm(*args), want))
+        views = [n for n in gm.graph.nodes if n.target == torch.ops.aten.view.default]
+        self.assertEqual(len(views), 1)
+        sizes = views[0].args[1]
+        self.assertTrue(all(isinstance(d, torch.fx.Node) for d in sizes))  # the sym_size nodes, written back
+
     def test_nothing_to_rewrite_leaves_the_graph_alone(self):
         gm, _ = graphs.traced()["casts"]
         before = str(gm.graph)

@@ -90,6 +90,28 @@ class FromFx(unittest.TestCase):
         mm = ctmatch.Graph.from_fx(gm.graph).tensor_meta("mm")
         self.assertEqual((mm["strides"], mm["device"]), (["6", "1"], None))
 
+    def test_symbolic_sizes_keep_their_text(self):
+        gm, _ = graphs.symbolic_view_chain()
+        converted = ctmatch.Graph.from_fx(gm.graph)
+        converted.verify()
+        self.assertEqual(str(converted), str(gm.graph))
+        self.assertEqual(str(converted), str(ctmatch.Graph.parse(str(gm.graph))))
+        x = next(iter(gm.graph.nodes))
+        shape = converted.tensor_meta(x.name)["shape"]
+        self.assertEqual(shape, [str(d) for d in x.meta["val"].shape])
+        self.assertFalse(any(d.isdigit() for d in shape))  # symbols, not the example's sizes
+
+    def test_metadata_it_cannot_hold_leaves_the_field_unset(self):
+        # Metadata never refuses a graph: a size of a kind ctmatch has no value for leaves the
+        # shape unset, and the rest is read.
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        x.meta["tensor_meta"] = types.SimpleNamespace(dtype=torch.float16, shape=(2, object()), stride=(1, 2),
+                                                      requires_grad=False)
+        g.output(g.call_function(torch.ops.aten.relu.default, (x,)))
+        meta = ctmatch.Graph.from_fx(g).tensor_meta("x")
+        self.assertEqual((meta["dtype"], meta["shape"], meta["strides"]), ("float16", None, ["1", "2"]))
+
     def test_attribute_reader_reads_what_getattr_reads(self):
         # The conversion reads a node's attributes from its C fields where the type's member
         # descriptors say where they are (torch 2.x's _NodeBase); anything else by getattr.

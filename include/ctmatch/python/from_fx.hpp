@@ -238,20 +238,23 @@ inline void read_meta(Node& n, py::handle meta, const Torch& t, std::unordered_m
   if (dt == t.dtypes.end()) return;
   py::object dims = get(src, t.shape, false, field.shape);
   if (!dims || !PyTuple_Check(dims.ptr())) return;  // torch.Size is a tuple
-  auto no_node = [](py::handle) -> NodeId { throw UnsupportedValue("a node in a tensor's metadata"); };
-  auto ints = [&](const py::object& tuple) {
+  // The sizes or strides as Values; nullopt where an item is none ctmatch can hold (an int of a
+  // kind it does not know): the field stays unset, as metadata never refuses a graph.
+  auto ints = [&](const py::object& tuple) -> std::optional<std::vector<Value>> {
     std::vector<Value> out;
     out.reserve(static_cast<std::size_t>(PyTuple_GET_SIZE(tuple.ptr())));
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple.ptr()); ++i)
-      out.push_back(to_value(PyTuple_GET_ITEM(tuple.ptr(), i), t, no_node, symints));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple.ptr()); ++i) {
+      out.push_back(meta_value(PyTuple_GET_ITEM(tuple.ptr(), i), t, symints));
+      if (out.back().is_none()) return std::nullopt;
+    }
     return out;
   };
   TensorMeta& m = n.edit_meta();
   m.dtype = dt->second;
-  m.shape = ints(dims);
+  if (auto shape = ints(dims)) m.shape = std::move(*shape);
   if (py::object s = get(src, t.stride, true, field.stride);
       s && PyTuple_Check(s.ptr()) && PyTuple_GET_SIZE(s.ptr()) == PyTuple_GET_SIZE(dims.ptr()))
-    m.strides = ints(s);
+    if (auto strides = ints(s)) m.strides = std::move(*strides);
   if (py::object r = get(src, t.requires_grad, false, field.requires_grad); r && PyBool_Check(r.ptr()))
     m.requires_grad = r.ptr() == Py_True;
   if (!val) return;

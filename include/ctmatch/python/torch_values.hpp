@@ -155,7 +155,8 @@ struct Torch {
     device_type = torch.attr("device");
     layout_type = torch.attr("layout");
     memory_format_type = torch.attr("memory_format");
-    symint_type = py::getattr(torch, "SymInt", py::none());
+    // torch 1.x names the type of a symbolic int (symbolic make_fx) SymIntNode.
+    symint_type = py::getattr(torch, "SymInt", py::getattr(torch, "SymIntNode", py::none()));
     for (std::size_t i = 0; i < scalar_type_count; ++i) {
       py::object o = py::getattr(torch, py::str(std::string(torch_name(static_cast<ScalarType>(i)))), py::none());
       dtype_objects.push_back(o);
