@@ -249,6 +249,34 @@ TEST_CASE("strings that would read back as something else are written quoted") {
   CHECK(io::write_fx_text(back) == text);
 }
 
+TEST_CASE("in a `str` slot a comma that no space follows is part of the string, as in FX's einsum equations") {
+  const std::string text =
+      "graph():\n"
+      "    %a : [num_users=1] = placeholder[target=a]\n"
+      "    %einsum : [num_users=1] = call_function[target=torch.ops.aten.einsum.default](args = (bij,bkj->bik, [%a, %a]), kwargs = {})\n"
+      "    %gelu : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%einsum,), kwargs = {approximate: a,b})\n"
+      "    return (gelu,)";
+  Graph g = io::read_fx_text(text);
+  verify(g);
+  const Value a{NodeRef{g.find("a")}};
+  CHECK(node(g, "einsum").args()[0] == Value("bij,bkj->bik"));
+  CHECK(node(g, "einsum").args()[1] == Value::list({a, a}));
+  CHECK(*node(g, "gelu").kwarg("approximate") == Value("a,b"));
+  CHECK(io::write_fx_text(g) == text);
+  // A comma the reader would end the word at makes the writer quote the string.
+  Graph built;
+  NodeId x = built.placeholder("x");
+  std::vector<Value> outs;
+  for (const char* s : {"a,", "a, b", "a,,b", "x,y"})
+    outs.emplace_back(NodeRef{built.call(intern_op("aten.gelu.default"), {NodeRef{x}}, {{"approximate", std::string(s)}})});
+  built.output(outs);
+  std::string written = io::write_fx_text(built);
+  INFO(written);
+  for (const char* quoted : {"{approximate: 'a,'}", "{approximate: 'a, b'}", "{approximate: 'a,,b'}", "{approximate: x,y}"})
+    CHECK(written.find(quoted) != std::string::npos);
+  check_same_graph(built, io::read_fx_text(written));
+}
+
 TEST_CASE("a graph built in C++ prints as FX prints it") {
   Graph g;
   NodeId a = g.placeholder("a");

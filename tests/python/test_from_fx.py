@@ -207,6 +207,17 @@ class FromFx(unittest.TestCase):
         self.assertIn("torch.ops.ctmatch_test.my_custom_op.default", str(converted))
         self.assertIn("dtype: torch.float64, flag: True", str(converted))
 
+    def test_str_argument_with_commas_reads_as_fx_prints_it(self):
+        # FX prints a str argument bare, so an einsum equation's commas sit between the
+        # argument separators; the schema's `str` slot keeps them in the string.
+        g = torch.fx.Graph()
+        a, b = g.placeholder("a"), g.placeholder("b")
+        g.output(g.call_function(torch.ops.aten.einsum.default, ("bij,bkj->bik", [a, b])))
+        converted = ctmatch.Graph.from_fx(g)
+        converted.verify()
+        self.assertEqual(str(converted), str(g))
+        self.assertEqual(str(ctmatch.Graph.parse(str(g))), str(converted))
+
     def test_python_function_targets_are_told_apart_across_conversions(self):
         # Targets are cached for the process by object: a function made after an earlier one
         # was converted and dropped must not be taken for it.

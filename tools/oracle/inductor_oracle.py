@@ -19,6 +19,11 @@ Writes, under DIR:
                      (NAME.before.fx.txt, its nodes' dtype/shape/stride/device in
                      NAME.before.meta.json) and the graph after the last of them (NAME.after.fx.txt)
   postgrad.json      per graph and pass: counts per entry.
+  training/NAME.*    (--passes training) the joint forward+backward graph joint_graph.patterns
+                     sees inside torch.compile on cuda when the inputs require grad
+                     (NAME.before.fx.txt, NAME.before.meta.json) and the graph after it
+                     (NAME.after.fx.txt): the training forms' reference.
+  training.json      per graph: matched, counts per entry, whether the graph changed.
 Graphs: the dev models (model_zoo.py beside this file when present) and one small module per
 pattern function Inductor registers with example inputs (fuse_attention's _sfdp patterns from
 _get_sfdp_patterns(), called on its own example arguments), plus the modules of this file for
@@ -169,23 +174,25 @@ class Fn(torch.nn.Module):
         return self.fn(*args, **self.kwargs)
 
 
-def sfdp_graphs(scalars_as_constants=False, no_dropout=False):
+def sfdp_graphs(scalars_as_constants=False, no_dropout=False, training=False):
     """One module per inference form fuse_attention registers: its search function called on
     (random tensors shaped like) its own example inputs and its scalar workaround. With
     scalars_as_constants (graphs named NAME_scalar), a 0-d example input (a scale) is a float
     constant of the module instead of an input, as in real models. With no_dropout (graphs
     named NAME_scalar_nodrop; only the forms with a dropout), the dropout is left out instead
     of exported as the clone a dropout of p = 0 becomes: fuse_attention registers those forms
-    with p = 0 and their trees hold no clone (an inference model has no dropout there)."""
+    with p = 0 and their trees hold no clone (an inference model has no dropout there). With
+    training, the training forms instead, their floating-point inputs requiring grad."""
     from torch._inductor.fx_passes import fuse_attention as fa
     gen = fa._get_sfdp_patterns
     forms = list(gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen())
     with_dropout = {k[:-len("_training")] for k, d in forms
                     if k.endswith("_training") and "dropout_p" in (d["scalar_workaround"] or {})}
+    form = "_training" if training else "_inference"
     for key, d in forms:
-        if not key.endswith("_inference"):
+        if not key.endswith(form):
             continue
-        if no_dropout and key[:-len("_inference")] not in with_dropout:
+        if no_dropout and key[:-len(form)] not in with_dropout:
             continue
         fn = d["search_fn"]
         params = list(inspect.signature(fn).parameters)
@@ -208,7 +215,8 @@ def sfdp_graphs(scalars_as_constants=False, no_dropout=False):
                 return t
             if t.dtype == torch.bool:
                 return torch.rand(t.shape) > 0.5
-            return torch.empty_strided(t.size(), t.stride(), dtype=t.dtype).normal_()
+            r = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype).normal_()
+            return r.requires_grad_(training and r.is_floating_point() and r.dim() > 0)
 
         tensors = tuple(fill(t) for t in ex)
 
@@ -411,12 +419,65 @@ def run_postgrad(out, graphs, save):
     return res
 
 
+def run_training(out, graphs, counts, save):
+    """Inside torch.compile on cuda, inputs requiring grad: AOT autograd hands the joint
+    forward+backward graph to joint_graph_passes, whose patterns.apply is wrapped to record
+    the graph before, the counts per entry and the graph after. This is Inductor's own run,
+    not a replay: the graph comes with its fake values, in the fake mode of the compile."""
+    import torch._dynamo
+    import torch._inductor.config
+    torch._inductor.config.fx_graph_cache = False
+    os.makedirs(os.path.join(out, "training"), exist_ok=True)
+    res, cur = {}, {}
+    orig = joint_graph.patterns.apply
+
+    def apply(graph, _o=orig):
+        joint = any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes)
+        if not joint:
+            return _o(graph)
+        before, meta = str(graph), tensor_meta_of(graph)
+        counts.clear()
+        r = _o(graph)
+        cur.update(before=before, before_meta=meta, after=str(graph), matched=r, per_entry=dict(counts))
+        return r
+
+    joint_graph.patterns.apply = apply
+    try:
+        for name, mod, args in graphs:
+            cur.clear()
+            torch._dynamo.reset()
+            try:
+                m = mod.cuda()
+                a = tuple(t.detach().cuda().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                          for t in args)
+                torch.compile(m, backend="inductor")(*a)
+            except Exception as e:
+                res[name] = {"error": f"{type(e).__name__}: {e}"[:500]}
+                save(res)
+                continue
+            if "before" not in cur:
+                res[name] = {"error": "no joint graph reached joint_graph.patterns"}
+                save(res)
+                continue
+            base = os.path.join(out, "training", name)
+            open(base + ".before.fx.txt", "w").write(cur["before"])
+            json.dump(cur["before_meta"], open(base + ".before.meta.json", "w"), indent=0)
+            open(base + ".after.fx.txt", "w").write(cur["after"])
+            res[name] = {"nodes": cur["before"].count("\n    %"), "matched": cur["matched"],
+                         "per_entry": cur["per_entry"], "changed": cur["before"] != cur["after"]}
+            print("training", name, "matched", cur["matched"], "changed", res[name]["changed"], flush=True)
+            save(res)
+    finally:
+        joint_graph.patterns.apply = orig
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="oracle")
     ap.add_argument("--models", nargs="*", default=["seed_mlp", "resnet18", "gpt2", "bert", "llama"])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--passes", choices=["joint", "postgrad", "both"], default="both")
+    ap.add_argument("--passes", choices=["joint", "postgrad", "both", "training"], default="both")
     ap.add_argument("--only", nargs="*", default=None,
                     help="run only the graphs of these names or patterns (`*`: to add graphs to an oracle "
                          "already made)")
@@ -449,6 +510,18 @@ def main():
         except Exception:
             traceback.print_exc()
 
+    if a.passes == "training":
+        if not torch.cuda.is_available():
+            sys.exit("the training oracle compiles on cuda")
+        counts = collections.Counter()
+        instrument(joint_graph.patterns, counts)
+        # The forms with scalar scales first: real models scale by a float, and the tensor-scale
+        # forms are what a call cut short may leave out.
+        run_training(a.out, list(safe(sfdp_graphs(True, training=True))) + list(safe(sfdp_graphs(training=True))),
+                     counts, lambda res: json.dump({"torch": torch.__version__, "graphs": res},
+                                                   open(os.path.join(a.out, "training.json"), "w"), indent=1,
+                                                   default=str))
+        return
     if a.passes != "postgrad":
         small = (list(safe(own_graphs())) + list(safe(sfdp_graphs())) + list(safe(sfdp_graphs(True))) +
                  list(safe(sfdp_graphs(True, no_dropout=True))))

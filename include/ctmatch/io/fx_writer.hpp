@@ -20,15 +20,18 @@ inline std::string_view annotation(const std::vector<Annotation>& as, std::strin
 }
 
 /// A string in a `str` slot reads back as it is, whatever it looks like, so it prints bare
-/// unless it holds something that ends a word.
+/// unless it holds something that ends a word: a bracket, or a comma that ends the string or
+/// that a space or a comma follows (the reader keeps any other comma in the word, as FX prints it).
 inline bool bare_in_str_slot(std::string_view s) {
   if (s.empty() || s == "None" || s.front() == ' ' || s.back() == ' ' || s.front() == '\'' ||
       s.front() == '"' || s.front() == '%' || s.front() == '(' || s.front() == '[' || s.front() == '{')
     return false;
-  for (char c : s)
-    if (c == ',' || c == ')' || c == ']' || c == '}' || c == '(' || c == '[' || c == '{' ||
-        static_cast<unsigned char>(c) < 0x20)
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == ',' && (i + 1 == s.size() || s[i + 1] == ' ' || s[i + 1] == ',')) return false;
+    if (c == ')' || c == ']' || c == '}' || c == '(' || c == '[' || c == '{' || static_cast<unsigned char>(c) < 0x20)
       return false;
+  }
   return true;
 }
 

@@ -256,6 +256,7 @@ inline constexpr std::string_view builtin_schemas[] = {
     "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     "aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
     "aten::matmul(Tensor self, Tensor other) -> Tensor",
+    "aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
     "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     "aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
