@@ -20,7 +20,8 @@ Writes, under DIR:
                      NAME.before.meta.json) and the graph after the last of them (NAME.after.fx.txt)
   postgrad.json      per graph and pass: counts per entry.
   training/NAME.*    (--passes training) the joint forward+backward graph joint_graph.patterns
-                     sees inside torch.compile on cuda when the inputs require grad
+                     sees inside torch.compile (on --device, cpu by default) when the inputs
+                     require grad
                      (NAME.before.fx.txt, NAME.before.meta.json) and the graph after it
                      (NAME.after.fx.txt): the training forms' reference.
   training.json      per graph: matched, counts per entry, whether the graph changed.
@@ -419,11 +420,18 @@ def run_postgrad(out, graphs, save):
     return res
 
 
-def run_training(out, graphs, counts, save):
-    """Inside torch.compile on cuda, inputs requiring grad: AOT autograd hands the joint
+class _JointCaptured(Exception):
+    """Raised once the joint graph has been through joint_graph.patterns: the rest of the
+    compile (partitioning, code generation) is not needed for the oracle."""
+
+
+def run_training(out, graphs, counts, save, device):
+    """Inside torch.compile, inputs requiring grad: AOT autograd hands the joint
     forward+backward graph to joint_graph_passes, whose patterns.apply is wrapped to record
-    the graph before, the counts per entry and the graph after. This is Inductor's own run,
-    not a replay: the graph comes with its fake values, in the fake mode of the compile."""
+    the graph before, the counts per entry and the graph after, then to stop the compile.
+    This is Inductor's own run, not a replay: the graph comes with its fake values, in the
+    fake mode of the compile. On cpu (the default), as the inference oracle, so that the
+    replacements are the CPU ones."""
     import torch._dynamo
     import torch._inductor.config
     torch._inductor.config.fx_graph_cache = False
@@ -432,31 +440,32 @@ def run_training(out, graphs, counts, save):
     orig = joint_graph.patterns.apply
 
     def apply(graph, _o=orig):
-        joint = any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes)
-        if not joint:
+        if not any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes):
             return _o(graph)
         before, meta = str(graph), tensor_meta_of(graph)
         counts.clear()
+        t0 = time.perf_counter()
         r = _o(graph)
-        cur.update(before=before, before_meta=meta, after=str(graph), matched=r, per_entry=dict(counts))
-        return r
+        cur.update(before=before, before_meta=meta, after=str(graph), matched=r, per_entry=dict(counts),
+                   apply_s=time.perf_counter() - t0)
+        raise _JointCaptured()
 
     joint_graph.patterns.apply = apply
     try:
         for name, mod, args in graphs:
             cur.clear()
             torch._dynamo.reset()
+            err = None
             try:
-                m = mod.cuda()
-                a = tuple(t.detach().cuda().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                m = mod.to(device)
+                a = tuple(t.detach().to(device).requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
                           for t in args)
                 torch.compile(m, backend="inductor")(*a)
-            except Exception as e:
-                res[name] = {"error": f"{type(e).__name__}: {e}"[:500]}
-                save(res)
-                continue
+            except Exception as e:  # _JointCaptured, wrapped by dynamo, when all went well
+                err = e
             if "before" not in cur:
-                res[name] = {"error": "no joint graph reached joint_graph.patterns"}
+                res[name] = {"error": f"{type(err).__name__}: {err}"[:500] if err else "no joint graph reached "
+                             "joint_graph.patterns"}
                 save(res)
                 continue
             base = os.path.join(out, "training", name)
@@ -464,7 +473,8 @@ def run_training(out, graphs, counts, save):
             json.dump(cur["before_meta"], open(base + ".before.meta.json", "w"), indent=0)
             open(base + ".after.fx.txt", "w").write(cur["after"])
             res[name] = {"nodes": cur["before"].count("\n    %"), "matched": cur["matched"],
-                         "per_entry": cur["per_entry"], "changed": cur["before"] != cur["after"]}
+                         "per_entry": cur["per_entry"], "changed": cur["before"] != cur["after"],
+                         "apply_s": cur["apply_s"], "hist_after": None}
             print("training", name, "matched", cur["matched"], "changed", res[name]["changed"], flush=True)
             save(res)
     finally:
@@ -478,6 +488,7 @@ def main():
     ap.add_argument("--models", nargs="*", default=["seed_mlp", "resnet18", "gpt2", "bert", "llama"])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--passes", choices=["joint", "postgrad", "both", "training"], default="both")
+    ap.add_argument("--device", default="cpu", help="where --passes training compiles")
     ap.add_argument("--only", nargs="*", default=None,
                     help="run only the graphs of these names or patterns (`*`: to add graphs to an oracle "
                          "already made)")
@@ -511,8 +522,6 @@ def main():
             traceback.print_exc()
 
     if a.passes == "training":
-        if not torch.cuda.is_available():
-            sys.exit("the training oracle compiles on cuda")
         counts = collections.Counter()
         instrument(joint_graph.patterns, counts)
         # The forms with scalar scales first: real models scale by a float, and the tensor-scale
@@ -520,7 +529,7 @@ def main():
         run_training(a.out, list(safe(sfdp_graphs(True, training=True))) + list(safe(sfdp_graphs(training=True))),
                      counts, lambda res: json.dump({"torch": torch.__version__, "graphs": res},
                                                    open(os.path.join(a.out, "training.json"), "w"), indent=1,
-                                                   default=str))
+                                                   default=str), a.device)
         return
     if a.passes != "postgrad":
         small = (list(safe(own_graphs())) + list(safe(sfdp_graphs())) + list(safe(sfdp_graphs(True))) +
