@@ -249,12 +249,20 @@ TEST_CASE("strings that would read back as something else are written quoted") {
   CHECK(io::write_fx_text(back) == text);
 }
 
-TEST_CASE("in a `str` slot a comma that no space follows is part of the string, as in FX's einsum equations") {
+TEST_CASE("a `str` slot reads a string as FX prints it: to the next \", \" or closing bracket outside its own brackets") {
+  // An einsum equation; torch.export's assertion messages, whose sympy expressions hold ", "
+  // inside brackets, as the last argument and before another.
   const std::string text =
       "graph():\n"
-      "    %a : [num_users=1] = placeholder[target=a]\n"
+      "    %a : [num_users=2] = placeholder[target=a]\n"
       "    %einsum : [num_users=1] = call_function[target=torch.ops.aten.einsum.default](args = (bij,bkj->bik, [%a, %a]), kwargs = {})\n"
-      "    %gelu : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%einsum,), kwargs = {approximate: a,b})\n"
+      "    %gelu : [num_users=2] = call_function[target=torch.ops.aten.gelu.default](args = (%einsum,), kwargs = {approximate: a,b})\n"
+      "    %sym_size_int : [num_users=1] = call_function[target=torch.ops.aten.sym_size.int](args = (%a, 0), kwargs = {})\n"
+      "    %ge : [num_users=2] = call_function[target=operator.ge](args = (%sym_size_int, 2), kwargs = {})\n"
+      "    %_assert_scalar_default : [num_users=0] = call_function[target=torch.ops.aten._assert_scalar.default](args = "
+      "(%ge, Runtime assertion failed for expression Eq(Mod(s0, 2), 0) on node 'ge'), kwargs = {})\n"
+      "    %dep : [num_users=0] = call_function[target=torch.ops.aten._functional_assert_scalar.default](args = "
+      "(%ge, Max(s0, 2) >= [2, 3], %gelu), kwargs = {})\n"
       "    return (gelu,)";
   Graph g = io::read_fx_text(text);
   verify(g);
@@ -262,18 +270,24 @@ TEST_CASE("in a `str` slot a comma that no space follows is part of the string, 
   CHECK(node(g, "einsum").args()[0] == Value("bij,bkj->bik"));
   CHECK(node(g, "einsum").args()[1] == Value::list({a, a}));
   CHECK(*node(g, "gelu").kwarg("approximate") == Value("a,b"));
+  CHECK(node(g, "_assert_scalar_default").args()[1] ==
+        Value("Runtime assertion failed for expression Eq(Mod(s0, 2), 0) on node 'ge'"));
+  CHECK(node(g, "dep").args()[1] == Value("Max(s0, 2) >= [2, 3]"));
+  CHECK(node(g, "dep").args()[2] == Value(NodeRef{g.find("gelu")}));
   CHECK(io::write_fx_text(g) == text);
-  // A comma the reader would end the word at makes the writer quote the string.
+  // A string the reader's word would not hold whole is written quoted, and reads back.
   Graph built;
   NodeId x = built.placeholder("x");
   std::vector<Value> outs;
-  for (const char* s : {"a,", "a, b", "a,,b", "x,y"})
+  for (const char* s : {"a,", "a, b", "a,,b", "x,y", "f(a, b)", "f(a", "a)", "[1, 2", "g(a)]"})
     outs.emplace_back(NodeRef{built.call(intern_op("aten.gelu.default"), {NodeRef{x}}, {{"approximate", std::string(s)}})});
   built.output(outs);
   std::string written = io::write_fx_text(built);
   INFO(written);
-  for (const char* quoted : {"{approximate: 'a,'}", "{approximate: 'a, b'}", "{approximate: 'a,,b'}", "{approximate: x,y}"})
-    CHECK(written.find(quoted) != std::string::npos);
+  for (const char* printed : {"{approximate: 'a,'}", "{approximate: 'a, b'}", "{approximate: 'a,,b'}", "{approximate: x,y}",
+                              "{approximate: f(a, b)}", "{approximate: 'f(a'}", "{approximate: 'a)'}",
+                              "{approximate: '[1, 2'}", "{approximate: 'g(a)]'}"})
+    CHECK(written.find(printed) != std::string::npos);
   check_same_graph(built, io::read_fx_text(written));
 }
 

@@ -534,16 +534,13 @@ class Reader {
       return node_ref(name, at);
     }
     if (c == '\'' || c == '"') return Value(read_quoted());
-    // A bare word: up to a delimiter, without trailing spaces. FX separates items by ", ", so
-    // in a `str` slot a comma followed by neither a space nor a closing bracket is part of the
-    // string (an einsum equation such as `bij,bkj->bik`).
+    // A bare word: up to a delimiter (in a `str` slot, as scan_str_word says), without
+    // trailing spaces.
     const char* b = p_;
-    const bool str_slot = hint == SlotHint::Str && style == ValueStyle::Args;
-    for (;;) {
+    if (hint == SlotHint::Str && style == ValueStyle::Args)
+      p_ += scan_str_word({p_, static_cast<std::size_t>(end_ - p_)}).end;
+    else
       while (p_ < end_ && !is_delim(*p_)) ++p_;
-      if (!str_slot || p_ + 1 >= end_ || *p_ != ',' || is_delim(p_[1]) || p_[1] == ' ') break;
-      ++p_;
-    }
     const char* e = p_;
     while (e > b && e[-1] == ' ') --e;
     std::string_view word(b, static_cast<std::size_t>(e - b));

@@ -70,6 +70,36 @@ enum class SlotHint : std::uint8_t {
   Other,    // any other type: the default rules
 };
 
+/// How far a bare word in a `str` slot runs. FX prints a string argument as it is, between
+/// ", " separators, so the word runs to the first ", " (or comma before a bracket or another
+/// comma) or closing bracket outside the brackets it opens itself, or to the end of the line:
+/// an assertion message `Runtime assertion failed for expression Eq(Mod(s0, 2), 0) on node
+/// 'eq'` and an einsum equation `bij,bkj->bik` read whole. `open`: the brackets the word
+/// leaves open (it then ran to the end of the line). The reader reads by it and the writer
+/// prints a string bare only where it reads back whole.
+struct StrWord {
+  std::size_t end;
+  int open;
+};
+constexpr StrWord scan_str_word(std::string_view s) {
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '\n' || c == '\r') return {i, depth};
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) return {i, 0};
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      char next = i + 1 < s.size() ? s[i + 1] : '\n';
+      if (next == ' ' || next == ',' || next == ')' || next == ']' || next == '}' || next == '\n' || next == '\r')
+        return {i, 0};
+    }
+  }
+  return {s.size(), depth};
+}
+
 /// Registers the builtin schemas (once per process), so that known ops bind their signature.
 inline void ensure_schemas() { schema::ensure_builtin_schemas(); }
 

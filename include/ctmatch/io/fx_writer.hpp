@@ -19,20 +19,18 @@ inline std::string_view annotation(const std::vector<Annotation>& as, std::strin
   return {};
 }
 
-/// A string in a `str` slot reads back as it is, whatever it looks like, so it prints bare
-/// unless it holds something that ends a word: a bracket, or a comma that ends the string or
-/// that a space or a comma follows (the reader keeps any other comma in the word, as FX prints it).
+/// A string in a `str` slot prints bare (as FX prints it) where the reader's word in that
+/// slot (scan_str_word) is the whole string: it holds no line break, control character or
+/// bracket left open or closed too often, and no comma that would end the word (the one it
+/// ends with is followed by a separator when printed).
 inline bool bare_in_str_slot(std::string_view s) {
-  if (s.empty() || s == "None" || s.front() == ' ' || s.back() == ' ' || s.front() == '\'' ||
+  if (s.empty() || s == "None" || s.front() == ' ' || s.back() == ' ' || s.back() == ',' || s.front() == '\'' ||
       s.front() == '"' || s.front() == '%' || s.front() == '(' || s.front() == '[' || s.front() == '{')
     return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == ',' && (i + 1 == s.size() || s[i + 1] == ' ' || s[i + 1] == ',')) return false;
-    if (c == ')' || c == ']' || c == '}' || c == '(' || c == '[' || c == '{' || static_cast<unsigned char>(c) < 0x20)
-      return false;
-  }
-  return true;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20) return false;
+  const StrWord w = scan_str_word(s);
+  return w.end == s.size() && w.open == 0;
 }
 
 /// Appends an argument, printing strings bare where the schema says the slot is a `str`.
