@@ -20,11 +20,10 @@ inline std::string_view annotation(const std::vector<Annotation>& as, std::strin
 }
 
 /// A string in a `str` slot prints bare (as FX prints it) where the reader's word in that
-/// slot (scan_str_word) is the whole string: it holds no line break, control character or
-/// bracket left open or closed too often, and no comma that would end the word (the one it
-/// ends with is followed by a separator when printed).
+/// slot (scan_str_word) is the whole string: no control character, no bracket left open or
+/// closed too often, no comma that would end the word (a last one would: a separator follows).
 inline bool bare_in_str_slot(std::string_view s) {
-  if (s.empty() || s == "None" || s.front() == ' ' || s.back() == ' ' || s.back() == ',' || s.front() == '\'' ||
+  if (s.empty() || s == "None" || s.front() == ' ' || s.back() == ' ' || s.front() == '\'' ||
       s.front() == '"' || s.front() == '%' || s.front() == '(' || s.front() == '[' || s.front() == '{')
     return false;
   for (char c : s)
