@@ -440,13 +440,14 @@ def run_training(out, graphs, counts, save, device):
     orig = joint_graph.patterns.apply
 
     def apply(graph, _o=orig):
-        if not any(n.op == "placeholder" and n.name.startswith("tangents") for n in graph.nodes):
+        g = getattr(graph, "graph", graph)  # a GraphModule or its Graph
+        if not any(n.op == "placeholder" and n.name.startswith("tangents") for n in g.nodes):
             return _o(graph)
-        before, meta = str(graph), tensor_meta_of(graph)
+        before, meta = str(g), tensor_meta_of(g)
         counts.clear()
         t0 = time.perf_counter()
         r = _o(graph)
-        cur.update(before=before, before_meta=meta, after=str(graph), matched=r, per_entry=dict(counts),
+        cur.update(before=before, before_meta=meta, after=str(g), matched=r, per_entry=dict(counts),
                    apply_s=time.perf_counter() - t0)
         raise _JointCaptured()
 
