@@ -6,6 +6,8 @@
 # $OUT (default ./gpu-out).
 #
 #   tools/gpu-python.sh BENCH_DIR      # BENCH_DIR holds inductor_bench.py and model_zoo.py
+#   tools/gpu-python.sh - port         # only the module, then tools/oracle/port_in_compile.py
+#                                      # (ctmatch's inductor_joint inside torch.compile)
 #
 # Needs the staged dependencies in ./.deps (see the device notes in benchmarks/RESULTS.md).
 set -uo pipefail
@@ -13,6 +15,9 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 bench_dir=${1:?BENCH_DIR}
+what=${2:-all}
+targets=(_ctmatch _ctmatch_torch seed_question_rules)
+[ "$what" = port ] && targets=(_ctmatch _ctmatch_torch)
 py=$(command -v python3)
 build=build-gpu-python
 {
@@ -27,10 +32,16 @@ cmake -S . -B $build -DCMAKE_PREFIX_PATH="$PWD/.deps" -DCMAKE_BUILD_TYPE=Release
   -DCTMATCH_BUILD_TESTS=OFF -DCTMATCH_BUILD_BENCHMARKS=OFF -DCTMATCH_BUILD_TOOLS=OFF -DCTMATCH_BUILD_EXAMPLES=ON \
   -DCTMATCH_PYTHON=ON -DCTMATCH_PYTHON_TORCH_CPP=ON -DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" \
   >"$OUT/python_build.log" 2>&1 || { tail -30 "$OUT/python_build.log"; exit 1; }
-cmake --build $build -j "$(nproc)" --target _ctmatch _ctmatch_torch seed_question_rules >>"$OUT/python_build.log" 2>&1 || {
+cmake --build $build -j "$(nproc)" --target "${targets[@]}" >>"$OUT/python_build.log" 2>&1 || {
   tail -40 "$OUT/python_build.log"; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
 export PYTHONPATH=$PWD/$build/python:$PWD/$bench_dir PYTHONDONTWRITEBYTECODE=1 CTMATCH_EXPECT_TENSOR_IMPL_READER=1
+
+if [ "$what" = port ]; then
+  echo "== port_in_compile"
+  PYTHONPATH=$PWD/$build/python "$py" tools/oracle/port_in_compile.py --out "$OUT/port" 2>&1 | grep -v Warning | tail -20
+  exit 0
+fi
 
 echo "== Python tests"
 "$py" -m unittest discover -s tests/python -p "test_*.py" 2>&1 | tail -40 | tee "$OUT/python_tests.txt"
