@@ -19,7 +19,9 @@
 //   True/False/None, every `torch.<dtype>`, layouts, memory formats, devices, strings (bare as
 //   FX prints them, or quoted as Python's repr), nested lists and tuples, `%node` references.
 //   A bare word is a string or a device by the op's schema when it is known (a `str` slot takes
-//   the word as it is); without one a device-shaped word (`cpu`, `cuda:0`) is a Device.
+//   the word as it is, to the first ", " or closing bracket outside its own brackets: an einsum
+//   equation, an assertion message); without one a device-shaped word (`cpu`, `cuda:0`) is a
+//   Device, and any word ends at a comma or bracket.
 // - A type annotation (`%x : torch.Tensor [num_users=1]`) is kept as the node annotation
 //   `fx.type`; `graph() -> T:` as the graph annotation `fx.return_type`.
 // - `[num_users=N]` is checked against the users the graph finds.
