@@ -6,6 +6,7 @@ Writes, under DIR:
   entries.json       every entry of joint_graph.patterns (after lazy_init) and of
                      post_grad.pass_patterns[i]: kind, handler or replacement name, source
                      file:line, target ops, the pattern's repr. The port's entry table starts here.
+                     (joint_early, joint_later: the joint pass's other pattern passes.)
   op_tags.txt        `aten::NAME.OVERLOAD tag,tag` for every ATen overload torch has (the
                      schema table's tags: pointwise, view, ...), for the graph metadata.
   joint/NAME.*       for each graph the joint pass is run on: the torch.export graph decomposed
@@ -499,7 +500,11 @@ def main():
     t0 = time.perf_counter()
     joint_graph.lazy_init()
     lazy = time.perf_counter() - t0
+    # joint_graph.patterns is pass_patterns[0] of the joint pass; torch 2.11 also runs
+    # early_patterns before it and pass_patterns[1] after it, listed apart.
     entries = {"torch": torch.__version__, "lazy_init_s": lazy, "joint": describe(joint_graph.patterns),
+               "joint_early": describe(joint_graph.early_patterns) if hasattr(joint_graph, "early_patterns") else [],
+               "joint_later": [describe(p) for p in getattr(joint_graph, "pass_patterns", [])[1:]],
                "post_grad": [describe(p) for p in post_grad.pass_patterns]}
     json.dump(entries, open(os.path.join(a.out, "entries.json"), "w"), indent=1, default=str)
     print("entries: joint", len(entries["joint"]), "post_grad", [len(p) for p in entries["post_grad"]], flush=True)
