@@ -6,7 +6,7 @@
 # $OUT (default ./gpu-out).
 #
 #   tools/gpu-python.sh BENCH_DIR      # BENCH_DIR holds inductor_bench.py and model_zoo.py
-#   tools/gpu-python.sh - port         # only the module, then tools/oracle/port_in_compile.py
+#   tools/gpu-python.sh - port         # only the module, then benchmarks/python/port_in_compile.py
 #                                      # (ctmatch's inductor_joint inside torch.compile)
 #
 # Needs the staged dependencies in ./.deps (see the device notes in benchmarks/RESULTS.md).
@@ -39,7 +39,7 @@ export PYTHONPATH=$PWD/$build/python:$PWD/$bench_dir PYTHONDONTWRITEBYTECODE=1 C
 
 if [ "$what" = port ]; then
   echo "== port_in_compile"
-  PYTHONPATH=$PWD/$build/python "$py" tools/oracle/port_in_compile.py --out "$OUT/port" 2>&1 | grep -v Warning | tail -20
+  PYTHONPATH=$PWD/$build/python "$py" benchmarks/python/port_in_compile.py --out "$OUT/port" 2>&1 | grep -v Warning | tail -20
   exit 0
 fi
 

@@ -1,9 +1,9 @@
 """ctmatch's port in place of Inductor's joint-graph pattern pass, inside torch.compile (GPU
 machine, torch 2.11, the Python package built and on PYTHONPATH).
 
-    python3 tools/oracle/port_in_compile.py --out DIR [--models seed_mlp gpt2 ...] [--device cuda]
+    python3 benchmarks/python/port_in_compile.py --out DIR [--models seed_mlp gpt2 ...] [--device cuda]
 
-For each dev model (model_zoo.py beside this file), in inference, on cpu by default (where the
+For each dev model (tools/oracle/model_zoo.py, the oracle's models), in inference, on cpu by default (where the
 port's SDPA replacements apply, as in the oracle), two compiles from a cold start (dynamo
 reset, no FX graph cache), one after the other, each stopped once the post-grad passes have
 run (code generation is the same work for both):
@@ -18,7 +18,7 @@ Inductor's registration (joint_graph.lazy_init) runs once before both and is tim
 """
 import argparse, collections, hashlib, json, os, re, sys, time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "oracle"))
 import torch
 import torch._dynamo
 import torch._inductor.config as inductor_config
