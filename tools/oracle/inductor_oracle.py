@@ -22,9 +22,8 @@ Writes, under DIR:
   postgrad.json      per graph and pass: counts per entry.
   training/NAME.*    (--passes training) the joint forward+backward graph joint_graph.patterns
                      sees inside torch.compile (on --device, cpu by default) when the inputs
-                     require grad
-                     (NAME.before.fx.txt, NAME.before.meta.json) and the graph after it
-                     (NAME.after.fx.txt): the training forms' reference.
+                     require grad (NAME.before.fx.txt, NAME.before.meta.json) and the graph
+                     after it (NAME.after.fx.txt): the training forms' reference.
   training.json      per graph: matched, counts per entry, whether the graph changed.
 Graphs: the dev models (model_zoo.py beside this file when present) and one small module per
 pattern function Inductor registers with example inputs (fuse_attention's _sfdp patterns from
