@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -289,6 +290,28 @@ TEST_CASE("a `str` slot reads a string as FX prints it: to the next \", \" or cl
                               "{approximate: '[1, 2'}", "{approximate: 'g(a)]'}"})
     CHECK(written.find(printed) != std::string::npos);
   check_same_graph(built, io::read_fx_text(written));
+}
+
+TEST_CASE("any string in a `str` slot, bare or quoted by the writer, reads back as it was") {
+  // Strings drawn from the characters that end or nest a bare word, in a str slot both as the
+  // last argument (kwargs) and before another (einsum's equation), each graph read back.
+  const std::string_view alphabet = "ab ,()[]{}'%\"";
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int round = 0; round < 500; ++round) {
+    std::string s;
+    for (std::uint32_t n = 1 + next() % 8; n > 0; --n) s += alphabet[(next() >> 8) % alphabet.size()];
+    Graph g;
+    NodeId x = g.placeholder("x");
+    NodeId e = g.call(intern_op("aten.einsum.default"), {Value(s), Value::list({NodeRef{x}})});
+    NodeId gelu = g.call(intern_op("aten.gelu.default"), {NodeRef{e}}, {{"approximate", s}});
+    g.output({NodeRef{gelu}});
+    const std::string text = io::write_fx_text(g);
+    INFO(text);
+    Graph back = io::read_fx_text(text);
+    CHECK(node(back, "einsum").args()[0] == Value(s));
+    CHECK(*node(back, "gelu").kwarg("approximate") == Value(s));
+  }
 }
 
 TEST_CASE("a graph built in C++ prints as FX prints it") {
