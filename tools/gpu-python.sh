@@ -39,7 +39,7 @@ export PYTHONPATH=$PWD/$build/python:$PWD/$bench_dir PYTHONDONTWRITEBYTECODE=1 C
 
 if [ "$what" = port ]; then
   echo "== port_in_compile"
-  PYTHONPATH=$PWD/$build/python "$py" benchmarks/python/port_in_compile.py --out "$OUT/port" 2>&1 | grep -v Warning | tail -20
+  "$py" benchmarks/python/port_in_compile.py --out "$OUT/port" 2>&1 | grep -v Warning | tail -20
   exit 0
 fi
 

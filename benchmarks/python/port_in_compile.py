@@ -3,17 +3,18 @@ machine, torch 2.11, the Python package built and on PYTHONPATH).
 
     python3 benchmarks/python/port_in_compile.py --out DIR [--models seed_mlp gpt2 ...] [--device cuda]
 
-For each dev model (tools/oracle/model_zoo.py, the oracle's models), in inference, on cpu by default (where the
-port's SDPA replacements apply, as in the oracle), two compiles from a cold start (dynamo
-reset, no FX graph cache), one after the other, each stopped once the post-grad passes have
-run (code generation is the same work for both):
+For each dev model (tools/oracle/model_zoo.py, the oracle's models), in inference, on cpu by
+default (where the port's SDPA replacements apply, as in the oracle), two compiles from a cold
+start (dynamo reset, no FX graph cache), one after the other, each stopped once the post-grad
+passes have run (code generation is the same work for both):
   inductor  Inductor's own passes;
   ctmatch   joint_graph.patterns.apply replaced by ctmatch.apply(graph, rules="inductor_joint");
             everything else as Inductor runs it (remove_noop_ops and constant folding before it,
             the post-grad passes after).
 Per compile: the time in the joint pattern pass (every call), the wall time up to the end of
 the post-grad passes, and the graph handed to lowering (recorded by post_grad_custom_post_pass),
-compared independently of node names and of the order of independent nodes. Writes DIR/port_in_compile.json and DIR/NAME.{inductor,ctmatch}.fx.txt.
+compared independently of node names and of the order of independent nodes. Writes
+DIR/port_in_compile.json and DIR/NAME.{inductor,ctmatch}.fx.txt.
 Inductor's registration (joint_graph.lazy_init) runs once before both and is timed apart.
 """
 import argparse, collections, hashlib, json, os, re, sys, time

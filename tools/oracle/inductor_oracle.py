@@ -24,7 +24,8 @@ Writes, under DIR:
                      sees inside torch.compile (on --device, cpu by default) when the inputs
                      require grad (NAME.before.fx.txt, NAME.before.meta.json) and the graph
                      after it (NAME.after.fx.txt): the training forms' reference.
-  training.json      per graph: matched, counts per entry, whether the graph changed.
+  training.json      per graph: matched, counts per entry, whether the graph changed, the
+                     op histogram after.
 Graphs: the dev models (model_zoo.py beside this file when present) and one small module per
 pattern function Inductor registers with example inputs (fuse_attention's _sfdp patterns from
 _get_sfdp_patterns(), called on its own example arguments), plus the modules of this file for
@@ -158,6 +159,14 @@ def tensor_meta_of(graph):
             except Exception:
                 pass
     return out
+
+
+def write_before_after(base, before, before_meta, after):
+    """BASE.before.fx.txt, BASE.before.meta.json (FX text has no metadata; the checks read it:
+    shapes, devices, strides) and BASE.after.fx.txt."""
+    open(base + ".before.fx.txt", "w").write(before)
+    json.dump(before_meta, open(base + ".before.meta.json", "w"), indent=0)
+    open(base + ".after.fx.txt", "w").write(after)
 
 
 def hist(g):
@@ -409,10 +418,7 @@ def run_postgrad(out, graphs, save):
             continue
         base = os.path.join(out, "postgrad", name)
         if "before" in cur:
-            open(base + ".before.fx.txt", "w").write(cur["before"])
-            # FX text has no metadata; the post-grad checks read it (shapes, devices, strides)
-            json.dump(cur.get("before_meta", {}), open(base + ".before.meta.json", "w"), indent=0)
-            open(base + ".after.fx.txt", "w").write(cur.get("after", ""))
+            write_before_after(base, cur["before"], cur.get("before_meta", {}), cur.get("after", ""))
         res[name] = {"passes": cur.get("per_pass", []), "changed": cur.get("before") != cur.get("after"),
                      "inductor_counters": dict(counters["inductor"])}
         print("postgrad", name, [p["matched"] for p in res[name]["passes"]], flush=True)
@@ -447,8 +453,9 @@ def run_training(out, graphs, counts, save, device):
         counts.clear()
         t0 = time.perf_counter()
         r = _o(graph)
+        apply_s = time.perf_counter() - t0
         cur.update(before=before, before_meta=meta, after=str(g), matched=r, per_entry=dict(counts),
-                   apply_s=time.perf_counter() - t0)
+                   apply_s=apply_s, hist_after=hist(g))
         raise _JointCaptured()
 
     joint_graph.patterns.apply = apply
@@ -469,13 +476,10 @@ def run_training(out, graphs, counts, save, device):
                              "joint_graph.patterns"}
                 save(res)
                 continue
-            base = os.path.join(out, "training", name)
-            open(base + ".before.fx.txt", "w").write(cur["before"])
-            json.dump(cur["before_meta"], open(base + ".before.meta.json", "w"), indent=0)
-            open(base + ".after.fx.txt", "w").write(cur["after"])
+            write_before_after(os.path.join(out, "training", name), cur["before"], cur["before_meta"], cur["after"])
             res[name] = {"nodes": cur["before"].count("\n    %"), "matched": cur["matched"],
                          "per_entry": cur["per_entry"], "changed": cur["before"] != cur["after"],
-                         "apply_s": cur["apply_s"], "hist_after": None}
+                         "apply_s": cur["apply_s"], "hist_after": cur["hist_after"]}
             print("training", name, "matched", cur["matched"], "changed", res[name]["changed"], flush=True)
             save(res)
     finally:
