@@ -261,6 +261,58 @@ TEST_CASE("multi-output: a further root reaching an earlier root through a list 
   CHECK(n->get<"y">() == y);
 }
 
+TEST_CASE("multi-output: a further root whose anchor lies several calls down") {
+  // mul(neg(relu(x)), y) is the first root; the second, tanh(mm(permute(r), y)), reaches the
+  // relu "r" three calls down, so its candidates are the tanh nodes above mm nodes above
+  // permutes of r, in the order found. The first chain has a sigmoid on top, the second an mm of
+  // the wrong operand; the third matches.
+  schema::ensure_builtin_schemas();
+  Graph g;
+  NodeId x = g.placeholder("x"), y = g.placeholder("y");
+  NodeId r = g.call(id_of(aten::relu), {ref(x)});
+  NodeId n = g.call(id_of(aten::neg), {ref(r)});
+  NodeId first = g.call(id_of(aten::mul.Tensor), {ref(n), ref(y)});
+  NodeId p1 = g.call(id_of(aten::permute), {ref(r), ints({1, 0})});
+  NodeId m1 = g.call(id_of(aten::mm), {ref(p1), ref(y)});
+  NodeId s1 = g.call(id_of(aten::sigmoid), {ref(m1)});
+  NodeId p2 = g.call(id_of(aten::permute), {ref(r), ints({1, 0})});
+  NodeId m2 = g.call(id_of(aten::mm), {ref(p2), ref(x)});
+  NodeId t2 = g.call(id_of(aten::tanh), {ref(m2)});
+  NodeId m3 = g.call(id_of(aten::mm), {ref(p2), ref(y)});
+  NodeId t3 = g.call(id_of(aten::tanh), {ref(m3)});
+  g.output({ref(first), ref(s1), ref(t2), ref(t3)});
+
+  constexpr auto root = aten::mul.Tensor(aten::neg(aten::relu("x"_x).named<"r">()), "y"_x);
+  constexpr auto pair = multi(root, aten::tanh(aten::mm(aten::permute("r"_x, _), "y"_x)));
+  auto m = match(pair, g, first);
+  REQUIRE(m);
+  CHECK(m->node_ids()[3] == t3);
+  CHECK(m->node_ids()[4] == m3);
+  CHECK(m->node_ids()[5] == p2);
+  CHECK(m->is_root(3));
+  CHECK_FALSE(m->is_root(4));
+  // No exp above any of those mm nodes: the pattern fails.
+  CHECK_FALSE(match(multi(root, aten::exp(aten::mm(aten::permute("r"_x, _), "y"_x))), g, first));
+  // With x for the second operand the second chain matches first.
+  auto with_x = match(multi(root, aten::tanh(aten::mm(aten::permute("r"_x, _), "x"_x))), g, first);
+  REQUIRE(with_x);
+  CHECK(with_x->node_ids()[3] == t2);
+  // A third root anchored on the permute the second root bound ("p", the first of the two
+  // placeholders two calls down): the tanh above p2's other mm.
+  constexpr auto second = aten::tanh(aten::mm(aten::permute("r"_x, _).named<"p">(), "y"_x));
+  auto three = match(multi(root, second, aten::tanh(aten::mm("p"_x, "x"_x))), g, first);
+  REQUIRE(three);
+  CHECK(three->node_ids()[6] == t2);
+  CHECK(three->node_ids()[7] == m2);
+  CHECK_FALSE(match(multi(root, second, aten::exp(aten::mm("p"_x, "x"_x))), g, first));
+  // Bound placeholders at two depths ("y" two calls down, "r" three): the shallower anchors the
+  // search, and the sigmoid above m1 is found.
+  auto on_y = match(multi(root, aten::sigmoid(aten::mm(aten::permute("r"_x, _), "y"_x))), g, first);
+  REQUIRE(on_y);
+  CHECK(on_y->node_ids()[3] == s1);
+  CHECK(on_y->node_ids()[5] == p1);
+}
+
 TEST_CASE("user-count constraints") {
   schema::ensure_builtin_schemas();
   Graph g;

@@ -4,13 +4,21 @@
 //   multi(getitem(split_with_sizes("x"_x, slot<"sizes", IntList>).named<"s">(), 0),
 //         getitem("s"_x, 1))
 //
-// The first root is matched at the candidate node. Every further root must take, as one of its
-// arguments or an element of a list(...) argument, a placeholder naming a node bound by the
-// roots before it (here "s"; the first such placeholder is the anchor); it is matched against
-// the users of that node, in users order, and the first user that matches (and is not already
-// part of the match) is taken: roots are matched greedily, one after the other, without
-// revisiting an earlier root's choice. Getting the k-th output of a multi-result node is
-// `getitem(node_pattern, k)` (aten.hpp declares `getitem`).
+// The first root is matched at the candidate node. Every further root must hold, somewhere in
+// its tree (an argument, a list(...) element, or deeper), a placeholder naming a node bound by
+// the roots before it (here "s"): its anchor, the shallowest such placeholder (the first of
+// equals, in argument order). The nodes that may be the root are found by walking up from the
+// anchor's node through users, one level per op call on the way down from the root to the
+// anchor, keeping only nodes that call that level's op (as Inductor's MultiOutputPattern
+// searches from its anchors); each is tried in the order found, and the first that matches
+// (and is not already part of the match) is taken: roots are matched greedily, one after the
+// other, without revisiting an earlier root's choice. An anchor that is a direct argument
+// makes the candidates the users of its node. Getting the k-th output of a multi-result node
+// is `getitem(node_pattern, k)` (aten.hpp declares `getitem`).
+//
+// Inductor's training-form attention patterns need the deeper anchors: a gradient such as
+// permute(view(bmm(permute(q_view), grad_scores))) reaches the nodes the forward root bound
+// only three calls down.
 //
 // A further root may also be just a placeholder naming an op call an earlier root matched, an
 // interior node whose value the program also uses elsewhere (Inductor's MultiOutputPattern
@@ -20,6 +28,10 @@
 //
 // That node is then a root too: the replacement gives it a node of its own, which takes its
 // uses, and it is erased with the rest of the match.
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include <boost/mp11/algorithm.hpp>
 
 #include "call.hpp"
@@ -28,44 +40,57 @@
 namespace ctmatch::pattern {
 
 namespace detail {
-/// The names of the placeholders an argument is or lists: candidates for a root's anchor.
+/// A placeholder in a further root's tree: its name, and the op calls on the way down to it (the
+/// root first, the call whose argument it is last).
+template <class Name, class... Calls>
+struct anchor_path {
+  using name = Name;
+  static constexpr std::size_t depth = sizeof...(Calls);
+  static void ops(OpId* out) {
+    std::size_t i = 0;
+    ((out[i++] = Calls::op_type::id()), ...);
+  }
+};
+template <class Call, class Path>
+struct prepend_call;
+template <class Call, class Name, class... Calls>
+struct prepend_call<Call, anchor_path<Name, Calls...>> {
+  using type = anchor_path<Name, Call, Calls...>;
+};
+
+/// Every placeholder path of an element, in argument order (not through alternatives or each()).
 template <class E>
-struct placeholders_in {
+struct paths_in {
   using type = mp::mp_list<>;
 };
 template <class N>
-struct placeholders_in<Placeholder<N>> {
-  using type = mp::mp_list<N>;
+struct paths_in<Placeholder<N>> {
+  using type = mp::mp_list<anchor_path<N>>;
 };
 template <class... E>
-struct placeholders_in<ListPattern<E...>> {
-  using type = mp::mp_append<typename placeholders_in<E>::type...>;
-};
-
-/// A root's placeholder arguments, in order, list elements included.
-template <class R>
-struct root_placeholders {
-  using type = mp::mp_list<>;
-};
-template <class OpT, class Opts, class Label, class... A>
-struct root_placeholders<Call<OpT, Opts, Label, A...>> {
-  using type = mp::mp_append<typename placeholders_in<typename A::elem>::type...>;
+struct paths_in<ListPattern<E...>> {
+  using type = mp::mp_append<typename paths_in<E>::type...>;
 };
 template <class E, class F>
-struct root_placeholders<Where<E, F>> : root_placeholders<E> {};
+struct paths_in<Where<E, F>> : paths_in<E> {};
+template <class OpT, class Opts, class Label, class... A>
+struct paths_in<Call<OpT, Opts, Label, A...>> {
+  template <class P>
+  using prepend = typename prepend_call<Call<OpT, Opts, Label, A...>, P>::type;
+  using type = mp::mp_transform<prepend, mp::mp_append<typename paths_in<typename A::elem>::type...>>;
+};
 
-/// The anchor of a further root: the first of its placeholders that names a node bound by an
-/// earlier root (`Earlier`, their bindings); its first placeholder when none does (an error).
-template <class Earlier>
-struct bound_earlier {
-  template <class N>
-  using fn = mp::mp_contains<Earlier, binding<N, NodeId>>;
-};
-template <class Names, class Earlier>
-struct anchor_of {
-  using found = mp::mp_find_if_q<Names, bound_earlier<Earlier>>;
-  using type = mp::mp_eval_if_c<found::value == mp::mp_size<Names>::value, mp::mp_front<Names>, mp::mp_at, Names, found>;
-};
+/// The index of the anchor among Paths: the shallowest path whose name an earlier root bound
+/// (`Earlier`, their bindings), the first of equals; the number of paths when there is none.
+template <class Earlier, class... P>
+constexpr std::size_t shallowest_bound(mp::mp_list<P...>) {
+  constexpr bool bound[] = {mp::mp_contains<Earlier, binding<typename P::name, NodeId>>::value..., false};
+  constexpr std::size_t depth[] = {P::depth..., 0};
+  std::size_t best = sizeof...(P);
+  for (std::size_t i = 0; i < sizeof...(P); ++i)
+    if (bound[i] && (best == sizeof...(P) || depth[i] < depth[best])) best = i;
+  return best;
+}
 }  // namespace detail
 
 /// A further root that is a node an earlier root bound (a placeholder given to multi()): one
@@ -165,28 +190,48 @@ struct Multi : element<Multi<R...>> {
       return match_further_call<K, Off, Rk, Earlier>(c);
     }
   }
-  /// A further root that is an op call: matched among the users of its anchor.
+  /// A further root that is an op call: matched at the nodes above its anchor (see the top).
   template <std::size_t K, std::size_t Off, class Rk, class Earlier, class Ctx>
   bool match_further_call(Ctx& c) const {
-    using names = typename detail::root_placeholders<Rk>::type;
-    static_assert(!mp::mp_empty<names>::value,
-                  "ctmatch: multi(): every further root needs a placeholder argument naming a "
-                  "node bound by an earlier root, e.g. getitem(\"s\"_x, 1)");
-    using anchor = typename detail::anchor_of<names, Earlier>::type;
-    if constexpr (!mp::mp_contains<Earlier, binding<anchor, NodeId>>::value)
-      (void)errors::report<errors::multi_anchor_not_bound_earlier<anchor>>();
-    NodeId a = c.template bound<anchor>();
-    const auto saved = c.st;
-    for (NodeId u : c.g[a].users()) {
-      bool used = false;
-      for (NodeId m : c.st.nodes) used |= (m == u);
-      if (used) continue;
-      if (pget<K>(roots).template match_root<Off>(c, u)) return true;
-      c.st = saved;
+    using paths = typename detail::paths_in<Rk>::type;
+    static_assert(!mp::mp_empty<paths>::value,
+                  "ctmatch: multi(): every further root needs a placeholder naming a node bound by an "
+                  "earlier root, e.g. getitem(\"s\"_x, 1)");
+    constexpr std::size_t at = detail::shallowest_bound<Earlier>(paths{});
+    if constexpr (at == mp::mp_size<paths>::value) {
+      (void)errors::report<errors::multi_anchor_not_bound_earlier<typename mp::mp_front<paths>::name>>();
+      return false;
+    } else {
+      using path = mp::mp_at_c<paths, at>;
+      const NodeId a = c.template bound<typename path::name>();
+      const auto saved = c.st;
+      auto try_root = [&](NodeId u) {
+        for (NodeId m : c.st.nodes)
+          if (m == u) return false;
+        if (pget<K>(roots).template match_root<Off>(c, u)) return true;
+        c.st = saved;
+        return false;
+      };
+      if constexpr (path::depth == 1) {
+        for (NodeId u : c.g[a].users())
+          if (try_root(u)) return true;
+      } else {
+        std::array<OpId, path::depth> ops{};
+        path::ops(ops.data());
+        std::vector<NodeId> level{a}, above;
+        for (std::size_t d = path::depth; d-- > 0 && !level.empty();) {
+          above.clear();
+          for (NodeId n : level)
+            for (NodeId u : c.g[n].users())
+              if (c.g[u].op() == ops[d] && std::find(above.begin(), above.end(), u) == above.end()) above.push_back(u);
+          level.swap(above);
+        }
+        for (NodeId u : level)
+          if (try_root(u)) return true;
+      }
+      return no_match(c, FailureKind::Op, Text::str("a node matching root ").with_count(K),
+                      Text::str("none above ").with_node_name(a));
     }
-    return no_match(c, FailureKind::Op,
-                    Text::str("a user matching root ").with_count(K),
-                    Text::str("no matching user of ").with_node_name(a));
   }
 };
 
