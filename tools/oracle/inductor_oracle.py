@@ -15,7 +15,10 @@ Writes, under DIR:
                      inference under torch.compile), the graph after joint_graph.patterns.apply under the
                      graph's fake mode (NAME.after.fx.txt).
   joint.json         per graph: nodes, matched (every handler call, as Inductor counts), counts
-                     per entry, the op histogram after.
+                     per entry, the op histogram after; under "early" and "later" the same for
+                     the joint pass's early_patterns (run on the graph before) and
+                     pass_patterns[1:] (run on the graph after), whose changed graphs are
+                     joint/NAME.early.after.fx.txt and joint/NAME.later.after.fx.txt.
   postgrad/NAME.*    the graph post_grad.pass_patterns[0] sees inside torch.compile on cuda
                      (NAME.before.fx.txt, its nodes' dtype/shape/stride/device in
                      NAME.before.meta.json) and the graph after the last of them (NAME.after.fx.txt)
@@ -329,7 +332,7 @@ def drop_metadata_asserts(ep):
     ep.graph_module.recompile()
 
 
-def run_joint(out, graphs, counts, reps, save):
+def run_joint(out, graphs, counts, reps, save, others=None):
     res = {}
     os.makedirs(os.path.join(out, "joint"), exist_ok=True)
     for name, mod, args in graphs:
@@ -366,6 +369,8 @@ def run_joint(out, graphs, counts, reps, save):
                 changed = str(g.graph) != str(ep.graph)
                 rec.update(matched=mcount, per_entry=dict(counts), changed=changed, hist_after=hist(g.graph))
                 open(base + ".after.fx.txt", "w").write(str(g.graph))
+                if others:
+                    rec.update(run_other_joint_passes(base, ep.graph_module, g, fm, others))
         if ts:
             rec["median_s"] = sorted(ts)[len(ts) // 2]
         res[name] = rec
@@ -373,6 +378,32 @@ def run_joint(out, graphs, counts, reps, save):
               rec.get("error", ""), flush=True)
         save(res)
     return res
+
+
+def run_other_joint_passes(base, before, after, fm, others):
+    """The joint pass's other pattern passes, each on the graph Inductor hands it: early_patterns
+    on the graph joint_graph.patterns sees (it runs just before), pass_patterns[1:] on the graph
+    joint_graph.patterns leaves. Per pass: matched, per-entry counts, changed, and the graph
+    after where it changed (BASE.early.after.fx.txt, BASE.later.after.fx.txt)."""
+    rec = {}
+    for key, start, passes, counts in (("early", before, others["early"], others["early_counts"]),
+                                       ("later", after, others["later"], others["later_counts"])):
+        if not passes:
+            continue
+        g = copy.deepcopy(start)
+        counts.clear()
+        try:
+            with V.set_fake_mode(fm):
+                matched = sum(p.apply(g.graph) or 0 for p in passes)
+        except Exception as e:
+            rec[key] = {"error": f"apply: {type(e).__name__}: {e}"[:500], "per_entry": dict(counts)}
+            continue
+        g.graph.lint()
+        changed = str(g.graph) != str(start.graph)
+        rec[key] = {"matched": matched, "per_entry": dict(counts), "changed": changed}
+        if changed:
+            open(f"{base}.{key}.after.fx.txt", "w").write(str(g.graph))
+    return rec
 
 
 def run_postgrad(out, graphs, save):
@@ -545,9 +576,17 @@ def main():
                  list(safe(sfdp_graphs(True, no_dropout=True))))
         counts = collections.Counter()
         instrument(joint_graph.patterns, counts)
+        others = {"early": [joint_graph.early_patterns] if hasattr(joint_graph, "early_patterns") else [],
+                  "later": list(getattr(joint_graph, "pass_patterns", [])[1:]),
+                  "early_counts": collections.Counter(), "later_counts": collections.Counter()}
+        for p in others["early"]:
+            instrument(p, others["early_counts"])
+        for p in others["later"]:
+            instrument(p, others["later_counts"])
         run_joint(a.out, small + list(safe(dev_graphs(a.models))), counts, a.reps,
                   lambda res: json.dump({"torch": torch.__version__, "graphs": res},
-                                        open(os.path.join(a.out, "joint.json"), "w"), indent=1, default=str))
+                                        open(os.path.join(a.out, "joint.json"), "w"), indent=1, default=str),
+                  others)
     if a.passes != "joint" and torch.cuda.is_available():
         def save(pg):  # after every graph: a run cut short keeps what it found
             json.dump({"torch": torch.__version__, "graphs": pg}, open(os.path.join(a.out, "postgrad.json"), "w"),
