@@ -187,6 +187,16 @@ class Fn(torch.nn.Module):
         return self.fn(*args, **self.kwargs)
 
 
+def traceable(fn):
+    """fn compiled again from its source under a file name outside torch: torch.compile does not
+    trace into functions of torch's own files (fuse_attention's search functions among them)
+    but runs them eagerly, so a compiled module calling one never reaches Inductor's passes."""
+    import textwrap
+    ns = dict(fn.__globals__)
+    exec(compile(textwrap.dedent(inspect.getsource(fn)), f"<oracle {fn.__name__}>", "exec"), ns)
+    return ns[fn.__name__]
+
+
 def sfdp_graphs(scalars_as_constants=False, no_dropout=False, training=False):
     """One module per inference form fuse_attention registers: its search function called on
     (random tensors shaped like) its own example inputs and its scalar workaround. With
@@ -207,7 +217,7 @@ def sfdp_graphs(scalars_as_constants=False, no_dropout=False, training=False):
             continue
         if no_dropout and key[:-len(form)] not in with_dropout:
             continue
-        fn = d["search_fn"]
+        fn = traceable(d["search_fn"]) if training else d["search_fn"]
         params = list(inspect.signature(fn).parameters)
         ex = list(d["example_inputs"])
         fixed = {p: d["scalar_workaround"][p] for p in params[len(ex):] if p in (d["scalar_workaround"] or {})}
