@@ -272,6 +272,11 @@ def own_graphs():
         "pointless_permute_pair": (lambda a: a.permute(1, 0).permute(1, 0) + 1, (x,)),
         "mul_softmax": (lambda a: torch.softmax(a * 3.0, dim=-1), (x,)),
         "div_softmax": (lambda a: torch.softmax(a / 3.0, dim=-1), (x,)),
+        # a tensor scale first (mul(s, x)): the reversed entries of pass_patterns[1], the second
+        # with the product cast to float32 before the softmax
+        "mul_softmax_reversed": (lambda a, s: torch.softmax(s * a, dim=-1), (x, torch.rand(8, 1) + 0.5)),
+        "mul_softmax_reversed_cast": (lambda a, s: torch.softmax((s * a).float(), dim=-1),
+                                      (x.half(), (torch.rand(8, 1) + 0.5).half())),
         "mm_plus_mm": (lambda a, b, c, d: a @ b + c @ d, (torch.randn(16, 16),) * 4),
         "addmm_bias": (lambda a, b, c: a @ b + c, (torch.randn(16, 16), torch.randn(16, 16), torch.randn(16))),
         "cat_slice_cat": (lambda a, b: torch.cat([a, torch.cat([a, b], 1)[:, :16]], 1), (x, x)),
