@@ -4,8 +4,9 @@ oracle in tests/data/inductor:
     python3 tools/oracle/merge_oracle.py NEW_DIR [tests/data/inductor]
 
 - joint.json: the new run's graph records are added (a graph of the same name is replaced),
-  their per-entry keys renamed to the entries.json names of the same positions (an entry's @id
-  differs between runs, and several forms of an SDPA pattern share its name).
+  their per-entry keys (and those of their "early" and "later" records) renamed to the
+  entries.json names of the same positions (an entry's @id differs between runs, and several
+  forms of an SDPA pattern share its name).
 - joint/NAME.*: the new run's files are copied.
 - entries.json: each joint entry gets the new run's full pattern text, check_key and code, matched by
   position (the registration order is torch's own, the same in every run); the names must agree
@@ -25,6 +26,9 @@ def main(new, old):
     if [short(x["name"]) for x in ne["joint"]] != [short(x["name"]) for x in oe["joint"]]:
         sys.exit("the joint entries differ between the runs: run the oracle again in full")
     renamed = {n["name"]: o["name"] for o, n in zip(oe["joint"], ne["joint"])}
+    renamed_other = {"early": {n["name"]: o["name"] for o, n in zip(oe.get("joint_early", []), ne.get("joint_early", []))},
+                     "later": {n["name"]: o["name"] for op, np in zip(oe.get("joint_later", []), ne.get("joint_later", []))
+                               for o, n in zip(op, np)}}
     for o, n in zip(oe["joint"], ne["joint"]):
         o["pattern"] = n["pattern"]
         for k in ("check_key", "code"):
@@ -35,6 +39,9 @@ def main(new, old):
     for g, rec in nj.items():
         if "per_entry" in rec:
             rec["per_entry"] = {renamed.get(k, k): c for k, c in rec["per_entry"].items()}
+        for key, names in renamed_other.items():
+            if "per_entry" in rec.get(key, {}):
+                rec[key]["per_entry"] = {names.get(k, k): c for k, c in rec[key]["per_entry"].items()}
         oj["graphs"][g] = rec
         for f in os.listdir(os.path.join(new, "joint")):
             if f.startswith(g + "."):
