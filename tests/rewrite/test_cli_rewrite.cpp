@@ -63,6 +63,25 @@ TEST_CASE("--rules inductor_joint: the joint-graph port, with Inductor's count o
   CHECK(got.at("nodes") == 10);
 }
 
+TEST_CASE("--rules inductor_joint_early, inductor_joint_late: the passes Inductor runs around the joint one") {
+  const std::string gpt2 = quote((data / "inductor" / "joint" / "gpt2.export.json").string());
+  auto early = run(gpt2 + " --rules inductor_joint_early --stats-json --emit none");
+  REQUIRE(early.status == 0);
+  auto got = boost::json::parse(early.out).as_object();
+  CHECK(got.at("rules") == "inductor_joint_early");
+  // Inductor's oracle: 220 pointless_view calls of which 2 remove a view; 12 calls each of the
+  // pairs, which change nothing
+  CHECK(got.at("matches").at("pointless_view") == 2);
+  CHECK(got.at("unchanged").at("pointless_view") == 218);
+  CHECK(got.at("unchanged").at("pointless_view_pair") == 12);
+  CHECK(got.at("unchanged").at("pointless_permute_pair") == 12);
+  // The scaled softmax's max on the SDPA module whose scale is a number no SDPA entry takes.
+  auto late = run(quote((data / "inductor" / "joint" / "_sfdp_pattern_4_inference_scalar.export.fx.txt").string()) +
+                  " --rules inductor_joint_late --stats-json --emit none");
+  REQUIRE(late.status == 0);
+  CHECK(boost::json::parse(late.out).as_object().at("matches").at("mul_softmax_pattern") == 1);
+}
+
 TEST_CASE("--rules inductor_post_grad: the post-grad port, whose checks need the metadata FX text lacks") {
   auto r = run(quote((data / "inductor" / "postgrad" / "addmm_bias.before.fx.txt").string()) +
                " --rules inductor_post_grad --stats-json");
