@@ -8,6 +8,8 @@ oracle in tests/data/inductor:
   entries.json names of the same positions (an entry's @id differs between runs, and several
   forms of an SDPA pattern share its name).
 - joint/NAME.*: the new run's files are copied.
+- training.json, training/NAME.* (a --passes training run): the same, into the oracle's own
+  training.json (made when missing).
 - entries.json: each joint entry gets the new run's full pattern text, check_key and code, matched by
   position (the registration order is torch's own, the same in every run); the names must agree
   up to their @id, or nothing is written.
@@ -34,21 +36,28 @@ def main(new, old):
         for k in ("check_key", "code"):
             if k in n:
                 o[k] = n[k]
-    nj = json.load(open(os.path.join(new, "joint.json")))["graphs"]
-    oj = json.load(open(os.path.join(old, "joint.json")))
-    for g, rec in nj.items():
-        if "per_entry" in rec:
-            rec["per_entry"] = {renamed.get(k, k): c for k, c in rec["per_entry"].items()}
-        for key, names in renamed_other.items():
-            if "per_entry" in rec.get(key, {}):
-                rec[key]["per_entry"] = {names.get(k, k): c for k, c in rec[key]["per_entry"].items()}
-        oj["graphs"][g] = rec
-        for f in os.listdir(os.path.join(new, "joint")):
-            if f.startswith(g + "."):
-                shutil.copyfile(os.path.join(new, "joint", f), os.path.join(old, "joint", f))
+    added = 0
+    for run in ("joint", "training"):
+        if not os.path.exists(os.path.join(new, run + ".json")):
+            continue
+        nj = json.load(open(os.path.join(new, run + ".json")))["graphs"]
+        path = os.path.join(old, run + ".json")
+        oj = json.load(open(path)) if os.path.exists(path) else {"torch": ne["torch"], "graphs": {}}
+        os.makedirs(os.path.join(old, run), exist_ok=True)
+        for g, rec in nj.items():
+            if "per_entry" in rec:
+                rec["per_entry"] = {renamed.get(k, k): c for k, c in rec["per_entry"].items()}
+            for key, names in renamed_other.items():
+                if "per_entry" in rec.get(key, {}):
+                    rec[key]["per_entry"] = {names.get(k, k): c for k, c in rec[key]["per_entry"].items()}
+            oj["graphs"][g] = rec
+            for f in os.listdir(os.path.join(new, run)):
+                if f.startswith(g + "."):
+                    shutil.copyfile(os.path.join(new, run, f), os.path.join(old, run, f))
+        json.dump(oj, open(path, "w"), indent=1)
+        added += len(nj)
     json.dump(oe, open(os.path.join(old, "entries.json"), "w"), indent=1)
-    json.dump(oj, open(os.path.join(old, "joint.json"), "w"), indent=1)
-    print(f"{len(nj)} graphs added or replaced; {len(oe['joint'])} joint entries updated")
+    print(f"{added} graphs added or replaced; {len(oe['joint'])} joint entries updated")
 
 
 if __name__ == "__main__":
