@@ -4,7 +4,7 @@ entries.json and joint.json/postgrad.json (tests/data/inductor/, written by indu
     python3 tools/oracle/entry_table.py tests/data/inductor > docs/inductor_entries.md
 
 The `ported` column comes from PORTED and PORTED_JOINT_INDEX below: entry name (or position) (without the @id suffix) -> where the
-port lives (tests/rewrite/test_inductor_joint.cpp checks its counts against the oracle's). An entry not listed there is not ported yet.
+port lives (tests/rewrite/test_inductor_joint*.cpp check its counts against the oracle's). An entry not listed there is not ported yet.
 """
 import collections, json, os, re, sys
 
@@ -29,6 +29,8 @@ PORTED = {
 # (fuse_attention.py registers each SDPA pattern's training form, then its inference form,
 # for float32 and then for float16).
 PORTED_JOINT_INDEX = {
+    14: "yes (float32 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
+    16: "yes (float32 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
     15: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     17: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     71: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
@@ -310,6 +312,12 @@ def main(d):
                 inference = [x for x in forms if not x["pattern"].startswith("MultiOutputPattern")] or forms
                 name = (inference[-1] if "_half" in g else inference[0])["name"] if inference else short(name)
             fired_joint[name].append(f"{g}{'*' if rec.get('changed') else ''} ({c})")
+    # training.json (when shipped): the training forms' joint graphs, through the same pass
+    training = os.path.join(d, "training.json")
+    if os.path.exists(training):
+        for g, rec in json.load(open(training))["graphs"].items():
+            for name, c in rec.get("per_entry", {}).items():
+                fired_joint[name].append(f"{g}{'*' if rec.get('changed') else ''} ({c})")
     # joint.json's "early" and "later" records: the joint pass's early_patterns and
     # pass_patterns[1:], run by the same process as its per_entry (same @ids).
     fired_other = {k: collections.defaultdict(list) for k in ("early", "later")}

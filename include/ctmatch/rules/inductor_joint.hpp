@@ -373,6 +373,71 @@ inline constexpr auto sfdp_2_half = rewrite<"_sfdp_pattern_2[fn]">(
     extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_2))), sfdp_scaled_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
 
+// ---- The training forms: attention and its gradients in the joint graph ----
+// fuse_attention registers each pattern's training form before its inference form: a
+// MultiOutputPattern over the joint forward+backward graph AOT autograd builds, its roots the
+// attention and the gradients of query, key and value (the scale has none), the softmax's
+// backward as torch 2.11 decomposes it, fma(-w, sum(g * w), g * w) for weights w and their
+// gradient g. Replaced on CPU by the flash kernel and its backward, whose results take the
+// roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
+// (tests/data/inductor/training, the oracle's joint graphs inside torch.compile).
+
+/// softmax(q @ k^T scaled) @ v with its gradients, `scale` the op applying "scale_factor" to
+/// the scores and, again, to their gradient (div for pattern 1, mul for pattern 2).
+template <class ScaleOp>
+constexpr auto sfdp_training(ScaleOp scale) {
+  constexpr auto q_view = aten::view(aten::expand("query"_x, _), _).named<"sfdp_q_view">().users<2>();
+  constexpr auto k_view = aten::view(aten::expand(aten::permute("key"_x, _), _), _).named<"sfdp_k_view">().users<2>();
+  auto scores = scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>);
+  auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
+                                        ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
+                 .template named<"sfdp_exp">()
+                 .template users<2>();
+  auto weights =
+      aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum)).template named<"sfdp_w">().template users<3>();
+  auto w_view = aten::view(aten::expand(weights, _), _).template named<"sfdp_w_view">().template users<2>();
+  constexpr auto v_view = aten::view(aten::expand("value"_x, _), _).named<"sfdp_v_view">().users<2>();
+  auto out = aten::view(aten::bmm(w_view, v_view), _);
+  // the backward: g = grad_out @ v^T, the scores' gradient, then the three products
+  constexpr auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
+  constexpr auto g_w = aten::mul.Tensor(aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _), "sfdp_w"_x)
+                           .template named<"sfdp_g_w">()
+                           .template users<2>();
+  auto grad_scores = scale(ops::fma(aten::neg("sfdp_w"_x), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x),
+                           slot<"scale_factor", Value>);
+  auto gs_view = aten::view(grad_scores, _).template named<"sfdp_gs_view">().template users<2>();
+  auto grad_q = aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _);
+  constexpr auto grad_k = aten::permute(aten::view(aten::bmm(aten::permute("sfdp_q_view"_x, _), "sfdp_gs_view"_x), _), _);
+  constexpr auto grad_v = aten::view(aten::bmm(aten::permute("sfdp_w_view"_x, _), "sfdp_grad_view"_x), _);
+  return single_use(multi(out, grad_q, grad_k, grad_v));
+}
+
+/// On CPU: the flash kernel (scale as pattern 1 or 2 gives it) and its backward on the
+/// output's gradient; the attention and the three gradients take the roots' uses.
+template <bool Divides>
+std::array<NodeId, 4> sfdp_training_replace_cpu(const auto& m, RewriteBuilder& b) {
+  const Graph& g = b.graph();
+  const NodeId q = get<"query">(m), k = get<"key">(m), v = get<"value">(m);
+  if (!sfdp_on_cpu(g, q)) return m.root_nodes();
+  const double scale = *sfdp_scale<Divides>(get<"scale_factor">(m));  // the check made sure
+  const std::array<NodeId, 4> roots = m.root_nodes();
+  const NodeId attention = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = scale));
+  const NodeId out = make(b, getitem(use(attention), 0));
+  const NodeId logsumexp = make(b, getitem(use(attention), 1));
+  const NodeId grads = make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
+                                                           use(logsumexp), 0.0, false, "scale"_kw = scale));
+  std::array<NodeId, 4> results{out, make(b, getitem(use(grads), 0)), make(b, getitem(use(grads), 1)),
+                                make(b, getitem(use(grads), 2))};
+  for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
+  return results;
+}
+inline constexpr auto sfdp_1_training = rewrite<"_sfdp_pattern_1[fn]">(
+    extra_check(sfdp_training(aten::div.Tensor), sfdp_scaled_check<true>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_training_replace_cpu<true>(m, b); });
+inline constexpr auto sfdp_2_training = rewrite<"_sfdp_pattern_2[fn]">(
+    extra_check(sfdp_training(aten::mul.Tensor), sfdp_scaled_check<false>{}),
+    [](const auto& m, RewriteBuilder& b) { return sfdp_training_replace_cpu<false>(m, b); });
+
 // _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
 // default scale 1 / sqrt(d): see the file's comment); in half precision the scores go through
 // float32.
@@ -792,8 +857,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
-                  // float32 forms
-                  sfdp_1, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19,
+                  // float32 forms (a pattern's training form first, as fuse_attention registers them)
+                  sfdp_1_training, sfdp_1, sfdp_2_training, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19,
                   sfdp_20, sfdp_21_form<true, false>, sfdp_21_form<false, false>, sfdp_22_form<true, false>,
                   sfdp_22_form<false, false>, sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
                   // float16 forms

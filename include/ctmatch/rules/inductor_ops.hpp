@@ -22,6 +22,10 @@ struct amax_op : Op<"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) 
 inline constexpr amax_op amax{};
 struct sdpa_flash_cpu_op : Op<"aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", sdpa_flash_cpu_op> {};
 inline constexpr sdpa_flash_cpu_op sdpa_flash_cpu{};
+struct sdpa_flash_cpu_backward_op : Op<"aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", sdpa_flash_cpu_backward_op> {};
+inline constexpr sdpa_flash_cpu_backward_op sdpa_flash_cpu_backward{};
+struct fma_op : Op<"prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor", fma_op> {};
+inline constexpr fma_op fma{};
 struct eq_scalar_op : Op<"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", eq_scalar_op> {};
 inline constexpr eq_scalar_op eq_scalar{};
 struct amin_op : Op<"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amin_op> {};

@@ -298,6 +298,7 @@ inline constexpr std::string_view builtin_schemas[] = {
     "aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
     "aten::slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
     "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)",
+    "aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
     // ---- prims (torch/_prims/__init__.py) and Inductor's prims (torch/_inductor/inductor_prims.py) ----
     "prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor",
     "prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor)",
@@ -357,6 +358,7 @@ inline constexpr std::string_view builtin_schemas[] = {
     "prims::bitwise_xor(Tensor self, Tensor other) -> Tensor",
     "prims::div(Tensor self, Tensor other) -> Tensor",
     "prims::eq(Tensor self, Tensor other) -> Tensor",
+    "prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor",
     "prims::fmax(Tensor self, Tensor other) -> Tensor",
     "prims::fmin(Tensor self, Tensor other) -> Tensor",
     "prims::fmod(Tensor self, Tensor other) -> Tensor",
