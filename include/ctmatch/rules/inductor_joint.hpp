@@ -63,6 +63,9 @@
 //                      and v'; float32 (21-23) and float16 forms, with and without the clones;
 //                      25-27 refused on cuda  ->  the permuted inputs into the CPU flash kernel
 //                      with scale 1
+//   _sfdp_pattern_1, _sfdp_pattern_2, _sfdp_pattern_11, training forms (float32): the
+//                      attention and the gradients of query, key and value in the joint graph
+//                      (a multi-root pattern)  ->  the CPU flash kernel and its backward
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
 // The inference forms of patterns 3 and 12 have the tree and check of 1 and 11, which come
@@ -76,7 +79,7 @@
 // and 9, whose replacement uses SDPA's default scale 1 / sqrt(d): Inductor does rewrite other
 // divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
 // and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
-// the training forms. Left out: pad_mm's patterns (they decide by timing kernels),
+// the other training forms. Left out: pad_mm's patterns (they decide by timing kernels),
 // randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
@@ -372,71 +375,6 @@ inline constexpr auto sfdp_1_half = rewrite<"_sfdp_pattern_1[fn]">(
 inline constexpr auto sfdp_2_half = rewrite<"_sfdp_pattern_2[fn]">(
     extra_check(single_use(sfdp_times_value(sfdp_softmax_via_float32(sfdp_scores_2))), sfdp_scaled_check<false>{}),
     [](const auto& m, RewriteBuilder& b) { return sfdp_replace_scaled_cpu<false>(m, b); });
-
-// ---- The training forms: attention and its gradients in the joint graph ----
-// fuse_attention registers each pattern's training form before its inference form: a
-// MultiOutputPattern over the joint forward+backward graph AOT autograd builds, its roots the
-// attention and the gradients of query, key and value (the scale has none), the softmax's
-// backward as torch 2.11 decomposes it, fma(-w, sum(g * w), g * w) for weights w and their
-// gradient g. Replaced on CPU by the flash kernel and its backward, whose results take the
-// roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
-// (tests/data/inductor/training, the oracle's joint graphs inside torch.compile).
-
-/// softmax(q @ k^T scaled) @ v with its gradients, `scale` the op applying "scale_factor" to
-/// the scores and, again, to their gradient (div for pattern 1, mul for pattern 2).
-template <class ScaleOp>
-constexpr auto sfdp_training(ScaleOp scale) {
-  constexpr auto q_view = aten::view(aten::expand("query"_x, _), _).named<"sfdp_q_view">().users<2>();
-  constexpr auto k_view = aten::view(aten::expand(aten::permute("key"_x, _), _), _).named<"sfdp_k_view">().users<2>();
-  auto scores = scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>);
-  auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
-                                        ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
-                 .template named<"sfdp_exp">()
-                 .template users<2>();
-  auto weights =
-      aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum)).template named<"sfdp_w">().template users<3>();
-  auto w_view = aten::view(aten::expand(weights, _), _).template named<"sfdp_w_view">().template users<2>();
-  constexpr auto v_view = aten::view(aten::expand("value"_x, _), _).named<"sfdp_v_view">().users<2>();
-  auto out = aten::view(aten::bmm(w_view, v_view), _);
-  // the backward: g = grad_out @ v^T, the scores' gradient, then the three products
-  constexpr auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
-  constexpr auto g_w = aten::mul.Tensor(aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _), "sfdp_w"_x)
-                           .template named<"sfdp_g_w">()
-                           .template users<2>();
-  auto grad_scores = scale(ops::fma(aten::neg("sfdp_w"_x), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x),
-                           slot<"scale_factor", Value>);
-  auto gs_view = aten::view(grad_scores, _).template named<"sfdp_gs_view">().template users<2>();
-  auto grad_q = aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _);
-  constexpr auto grad_k = aten::permute(aten::view(aten::bmm(aten::permute("sfdp_q_view"_x, _), "sfdp_gs_view"_x), _), _);
-  constexpr auto grad_v = aten::view(aten::bmm(aten::permute("sfdp_w_view"_x, _), "sfdp_grad_view"_x), _);
-  return single_use(multi(out, grad_q, grad_k, grad_v));
-}
-
-/// On CPU: the flash kernel (scale as pattern 1 or 2 gives it) and its backward on the
-/// output's gradient; the attention and the three gradients take the roots' uses.
-template <bool Divides>
-std::array<NodeId, 4> sfdp_training_replace_cpu(const auto& m, RewriteBuilder& b) {
-  const Graph& g = b.graph();
-  const NodeId q = get<"query">(m), k = get<"key">(m), v = get<"value">(m);
-  if (!sfdp_on_cpu(g, q)) return m.root_nodes();
-  const double scale = *sfdp_scale<Divides>(get<"scale_factor">(m));  // the check made sure
-  const std::array<NodeId, 4> roots = m.root_nodes();
-  const NodeId attention = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = scale));
-  const NodeId out = make(b, getitem(use(attention), 0));
-  const NodeId logsumexp = make(b, getitem(use(attention), 1));
-  const NodeId grads = make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
-                                                           use(logsumexp), 0.0, false, "scale"_kw = scale));
-  std::array<NodeId, 4> results{out, make(b, getitem(use(grads), 0)), make(b, getitem(use(grads), 1)),
-                                make(b, getitem(use(grads), 2))};
-  for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
-  return results;
-}
-inline constexpr auto sfdp_1_training = rewrite<"_sfdp_pattern_1[fn]">(
-    extra_check(sfdp_training(aten::div.Tensor), sfdp_scaled_check<true>{}),
-    [](const auto& m, RewriteBuilder& b) { return sfdp_training_replace_cpu<true>(m, b); });
-inline constexpr auto sfdp_2_training = rewrite<"_sfdp_pattern_2[fn]">(
-    extra_check(sfdp_training(aten::mul.Tensor), sfdp_scaled_check<false>{}),
-    [](const auto& m, RewriteBuilder& b) { return sfdp_training_replace_cpu<false>(m, b); });
 
 // _sfdp_pattern_5: softmax(q @ k^T / c + mask) @ v, c ignored (the replacement uses the
 // default scale 1 / sqrt(d): see the file's comment); in half precision the scores go through
@@ -851,6 +789,100 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
     single_use(aten::view(
         aten::bmm(ops::convert_element_type(sfdp_softmax(sfdp_scores_24), _), aten::view("value"_x, _)), _)),
     sfdp_24_replace);
+// ---- The training forms: attention and its gradients in the joint graph ----
+// fuse_attention registers each pattern's training form before its inference form: a
+// MultiOutputPattern over the joint forward+backward graph AOT autograd builds, its roots the
+// attention and the gradients of query, key and value (the scale has none), the softmax's
+// backward as torch 2.11 decomposes it, fma(-w, sum(g * w), g * w) for weights w and their
+// gradient g. Replaced on CPU by the flash kernel and its backward, whose results take the
+// roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
+// (tests/data/inductor/training, the oracle's joint graphs inside torch.compile). Ported so
+// far: the float32 forms of patterns 1, 2 (4-d inputs) and 11 (inputs permuted (0, 2, 1, 3),
+// each product's operand cloned contiguous, the gradients permuted back).
+
+/// x permuted once more where the form permutes its inputs (Permuted), else x.
+template <bool Permuted, class X>
+constexpr auto sfdp_permuted_if(X x) {
+  if constexpr (Permuted) return aten::permute(x, _);
+  else return x;
+}
+
+/// softmax(q @ k^T scaled) @ v with its gradients, `scale` the op applying "scale_factor" to
+/// the scores and, again, to their gradient (div for patterns 1 and 11, mul for pattern 2).
+template <bool Permuted, class ScaleOp>
+constexpr auto sfdp_training(ScaleOp scale) {
+  // each product's operands, also read by the backward
+  constexpr auto q_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("query"_x))
+                              .template named<"sfdp_q_view">()
+                              .template users<2>();
+  constexpr auto k_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>(aten::permute("key"_x, _)))
+                              .template named<"sfdp_k_view">()
+                              .template users<2>();
+  auto scores = scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>);
+  auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
+                                        ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
+                 .template named<"sfdp_exp">()
+                 .template users<2>();
+  auto weights = aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum))
+                     .template named<"sfdp_w">()
+                     .template users<3>();
+  auto w_view = aten::view(aten::expand(weights, _), _).template named<"sfdp_w_view">().template users<2>();
+  constexpr auto v_view =
+      sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("value"_x)).template named<"sfdp_v_view">().template users<2>();
+  auto out = aten::view(aten::bmm(w_view, v_view), _);
+  // the backward: g = grad_out @ v^T, the scores' gradient, then the three products
+  constexpr auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
+  constexpr auto g = aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _);
+  constexpr auto g_w = aten::mul.Tensor(g, "sfdp_w"_x).template named<"sfdp_g_w">().template users<2>();
+  auto grad_scores = scale(ops::fma(aten::neg("sfdp_w"_x), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x),
+                           slot<"scale_factor", Value>);
+  auto gs_view = aten::view(grad_scores, _).template named<"sfdp_gs_view">().template users<2>();
+  auto grad_q = sfdp_permuted_if<Permuted>(aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _));
+  constexpr auto grad_k = sfdp_permuted_if<Permuted>(
+      aten::permute(aten::view(aten::bmm(aten::permute("sfdp_q_view"_x, _), "sfdp_gs_view"_x), _), _));
+  constexpr auto grad_v =
+      sfdp_permuted_if<Permuted>(aten::view(aten::bmm(aten::permute("sfdp_w_view"_x, _), "sfdp_grad_view"_x), _));
+  return single_use(multi(out, grad_q, grad_k, grad_v));
+}
+
+/// On CPU: the flash kernel (scale as the pattern gives it) and its backward on the output's
+/// gradient; the attention and the three gradients take the roots' uses. With Permuted, the
+/// kernels read the inputs permuted (0, 2, 1, 3), and the gradients are permuted back, value's
+/// first (as autograd traces them).
+template <bool Permuted, bool Divides>
+std::array<NodeId, 4> sfdp_training_replace_cpu(const auto& m, RewriteBuilder& b) {
+  const Graph& g = b.graph();
+  NodeId q = get<"query">(m), k = get<"key">(m), v = get<"value">(m);
+  if (!sfdp_on_cpu(g, q)) return m.root_nodes();
+  const double scale = *sfdp_scale<Divides>(get<"scale_factor">(m));  // the check made sure
+  const std::array<NodeId, 4> roots = m.root_nodes();
+  if constexpr (Permuted) q = sfdp_permuted(b, q), k = sfdp_permuted(b, k), v = sfdp_permuted(b, v);
+  const NodeId attention = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = scale));
+  const NodeId out = make(b, getitem(use(attention), 0));
+  const NodeId logsumexp = make(b, getitem(use(attention), 1));
+  const NodeId grads = make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
+                                                           use(logsumexp), 0.0, false, "scale"_kw = scale));
+  std::array<NodeId, 4> results{out, make(b, getitem(use(grads), 0)), make(b, getitem(use(grads), 1)),
+                                make(b, getitem(use(grads), 2))};
+  if constexpr (Permuted)
+    for (std::size_t i = 3; i >= 1; --i) results[i] = sfdp_permuted(b, results[i]);
+  for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
+  return results;
+}
+template <bool Permuted, bool Divides, class ScaleOp>
+constexpr auto sfdp_training_rule(ScaleOp scale) {
+  return extra_check(sfdp_training<Permuted>(scale), sfdp_scaled_check<Divides>{});
+}
+template <bool Permuted, bool Divides>
+inline constexpr auto sfdp_training_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_training_replace_cpu<Permuted, Divides>(m, b);
+};
+inline constexpr auto sfdp_1_training =
+    rewrite<"_sfdp_pattern_1[fn]">(sfdp_training_rule<false, true>(aten::div.Tensor), sfdp_training_replace<false, true>);
+inline constexpr auto sfdp_2_training =
+    rewrite<"_sfdp_pattern_2[fn]">(sfdp_training_rule<false, false>(aten::mul.Tensor), sfdp_training_replace<false, false>);
+inline constexpr auto sfdp_11_training =
+    rewrite<"_sfdp_pattern_11[fn]">(sfdp_training_rule<true, true>(aten::div.Tensor), sfdp_training_replace<true, true>);
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
@@ -858,9 +890,10 @@ inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
                   // float32 forms (a pattern's training form first, as fuse_attention registers them)
-                  sfdp_1_training, sfdp_1, sfdp_2_training, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19,
-                  sfdp_20, sfdp_21_form<true, false>, sfdp_21_form<false, false>, sfdp_22_form<true, false>,
-                  sfdp_22_form<false, false>, sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
+                  sfdp_1_training, sfdp_1, sfdp_2_training, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11_training, sfdp_11,
+                  sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19, sfdp_20, sfdp_21_form<true, false>,
+                  sfdp_21_form<false, false>, sfdp_22_form<true, false>, sfdp_22_form<false, false>,
+                  sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
                   // float16 forms
                   sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_9_half, sfdp_11_half, sfdp_14_half,
                   sfdp_15_half, sfdp_18_half, sfdp_18_half_bs1, sfdp_19_half, sfdp_20_half, sfdp_21_form<true, true>,
