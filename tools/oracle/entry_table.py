@@ -31,6 +31,7 @@ PORTED = {
 PORTED_JOINT_INDEX = {
     14: "yes (float32 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
     16: "yes (float32 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
+    30: "yes (float32 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
     15: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     17: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     71: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",
