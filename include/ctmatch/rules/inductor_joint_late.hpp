@@ -15,7 +15,7 @@
 // Check (_other_is_broadcasted_in_dim): `other` a number, or a tensor whose shape, padded to
 // inp's rank, is 1 along every reduced dim. The replacement is what Inductor's
 // replace_by_example traces at torch 2.11, node for node (the oracle's after graphs); amax's
-// keepdim is written only where true, as the trace writes arguments at their defaults.
+// keepdim is written only where true: the trace leaves out trailing arguments at their default.
 //
 // Not covered: an `other` that is a symbolic number (a SymInt argument, or a node computing one)
 // leaves the match unchanged here, where Inductor's check accepts it and its trace branches on
@@ -25,7 +25,7 @@
 // on the oracle graphs (tests/data/inductor: joint.json's "later" records).
 #include <cstdint>
 #include <optional>
-#include <variant>
+#include <utility>
 #include <vector>
 
 #include "../pattern.hpp"
