@@ -134,6 +134,14 @@ TEST_CASE("what FX text carries and torch.export JSON has no field for is refuse
   CHECK(json_refusal("graph():\n" + x + "    %c : [num_users=1] = get_attr[target=const]\n" +
                      "    %a : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%x, %c), kwargs = {})\n    return (a,)")
             .find("in.fx.txt:3:5: error: cannot write node 'c' as torch.export JSON: a get_attr node") == 0);
+  // An output that is not a tuple (AOT autograd's joint graphs return a list) would come back
+  // as one.
+  for (const char* out : {"[r]", "r"}) {
+    CAPTURE(out);
+    CHECK(json_refusal("graph():\n" + x + relu + "    return " + out).find(
+              "error: cannot write node 'output' as torch.export JSON: its value is not a tuple") != std::string::npos);
+  }
+  CHECK(json_refusal("graph():\n" + x + relu + "    return (r,)") == "written");
   // Values without a serde spelling: a dtype list, a dtype without a serde number.
   CHECK(json_refusal("graph():\n" + x + "    %f : [num_users=1] = call_function[target=torch.ops.mylib.f.default](args = (%x, [torch.float32, torch.int64]), kwargs = {})\n    return (f,)") ==
         "in.fx.txt:3:5: error: cannot write argument 'arg1' as torch.export JSON: no serde Argument holds a list like it");

@@ -19,9 +19,9 @@
 // a dtype or layout without a serde number, a list no serde argument holds (of dtypes, or mixing
 // tensors and strings), a symbol spelled like a node's name, get_attr / call_method /
 // call_module nodes, and what FX text carries that the format has no field for or would move
-// (placeholder defaults and targets, type annotations, a placeholder after other nodes, a
-// getitem apart from its op: check_representable), which a round trip through JSON would
-// otherwise drop or change. Every graph it writes reads back the same.
+// (placeholder defaults and targets, type annotations, a placeholder after other nodes, an
+// output that is not a tuple, a getitem apart from its op: check_representable), which a round
+// trip through JSON would otherwise drop or change. Every graph it writes reads back the same.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -156,8 +156,9 @@ class Writer {
   /// get_attr, call_method and call_module nodes (the format has call_function nodes and
   /// lifted inputs only), and what FX text carries that it has no field for (a placeholder's
   /// default value or a target other than its name, a placeholder after other nodes, a
-  /// getitem apart from its op, type annotations, a target that is not a dotted name), which
-  /// would otherwise be lost or changed on the way back to FX text.
+  /// getitem apart from its op, type annotations, a target that is not a dotted name, an
+  /// output that is not a tuple: AOT autograd's joint graphs return a list), which would
+  /// otherwise be lost or changed on the way back to FX text.
   void check_representable() const {
     if (find_annotation(g_.annotations, "fx.return_type"))
       throw WriteError(no_node, "cannot write the graph as torch.export JSON: the format has no field for the "
@@ -178,6 +179,13 @@ class Writer {
           if (!n.args().empty()) throw refusal("the format has no field for a placeholder's default value");
           if (n.target() != n.name()) throw refusal("the format has no field for a placeholder target ('" + n.target() + "') other than its name");
           break;
+        case NodeKind::Output: {
+          // The format lists the outputs, which a reader gives back as FX's output tuple.
+          const List* out = n.args().size() == 1 ? n.args()[0].get_if<List>() : nullptr;
+          if (!out || !out->tuple)
+            throw refusal("its value is not a tuple (the format lists the outputs, which come back as a tuple)");
+          break;
+        }
         default: break;
       }
       past_inputs |= n.kind() != NodeKind::Placeholder;
