@@ -52,21 +52,13 @@ inline bool is_shape_of(const Graph& g, NodeId x, const Value& size) {
   return shape && definitely_equal(*shape, size);
 }
 
-/// A view or permute as Inductor's trees have it: two positional arguments, no kwargs; an inner
-/// one (Users = 1) read by the outer alone.
-template <int Users = -1, class Op, class X, class A>
-constexpr auto two_args(Op op, X x, A a) {
-  if constexpr (Users >= 0) return op(x, a).template users<Users>().exact_kwargs().where(ops::positional_args<2>);
-  else return op(x, a).exact_kwargs().where(ops::positional_args<2>);
-}
-
 inline constexpr auto pointless_view = rewrite<"pointless_view">(
-    two_args(aten::view, "arg"_x, slot<"size", Value>), [](const auto& m, RewriteBuilder& b) -> NodeId {
+    ops::exactly<2>(aten::view("arg"_x, slot<"size", Value>)), [](const auto& m, RewriteBuilder& b) -> NodeId {
       return is_shape_of(b.graph(), get<"arg">(m), get<"size">(m)) ? get<"arg">(m) : m.root();
     });
 
 inline constexpr auto pointless_view_pair = rewrite<"pointless_view_pair">(
-    two_args(aten::view, two_args<1>(aten::view, "arg"_x, _), slot<"size2", Value>),
+    ops::exactly<2>(aten::view(ops::exactly<2>(aten::view("arg"_x, _).users<1>()), slot<"size2", Value>)),
     [](const auto& m, RewriteBuilder& b) -> NodeId {
       return is_shape_of(b.graph(), get<"arg">(m), get<"size2">(m)) ? get<"arg">(m) : m.root();
     });
@@ -74,7 +66,8 @@ inline constexpr auto pointless_view_pair = rewrite<"pointless_view_pair">(
 /// perm1[perm2[i]] == i for every i, indexing as Python does (a negative index from the end).
 inline bool undoes(const Value& perm1, const Value& perm2) {
   if (!perm1.is_list() || !perm2.is_list()) return false;
-  const std::vector<Value>&p1 = *perm1.items(), &p2 = *perm2.items();
+  const std::vector<Value>& p1 = *perm1.items();
+  const std::vector<Value>& p2 = *perm2.items();
   const auto rank = static_cast<std::int64_t>(p1.size());
   if (p2.size() != p1.size()) return false;  // Inductor asserts the ranks agree
   for (std::int64_t i = 0; i < rank; ++i) {
@@ -87,7 +80,8 @@ inline bool undoes(const Value& perm1, const Value& perm2) {
 }
 
 inline constexpr auto pointless_permute_pair = rewrite<"pointless_permute_pair">(
-    two_args(aten::permute, two_args<1>(aten::permute, "arg"_x, slot<"perm1", Value>), slot<"perm2", Value>),
+    ops::exactly<2>(
+        aten::permute(ops::exactly<2>(aten::permute("arg"_x, slot<"perm1", Value>).users<1>()), slot<"perm2", Value>)),
     [](const auto& m, RewriteBuilder&) -> NodeId {
       return undoes(get<"perm1">(m), get<"perm2">(m)) ? get<"arg">(m) : m.root();
     });

@@ -72,28 +72,19 @@ inline bool other_is_broadcast_in_dim(const Graph& g, const Value& inp, const Va
 template <bool ToDtype, class Scaled>
 constexpr auto partial_softmax(Scaled scaled) {
   auto s = [&] {
-    auto named = scaled.template named<"scaled">();
+    auto named = ops::exactly<2>(scaled.template named<"scaled">());
     if constexpr (ToDtype)
-      return ops::convert_element_type(named.exact_kwargs().where(ops::positional_args<2>), slot<"dtype", DType>)
-          .template named<"cast">()
-          .exact_kwargs()
-          .where(ops::positional_args<2>);
-    else return named.exact_kwargs().where(ops::positional_args<2>);
+      return ops::exactly<2>(ops::convert_element_type(named, slot<"dtype", DType>).template named<"cast">());
+    else return named;
   }();
   constexpr auto s_again = [] {
     if constexpr (ToDtype) return "cast"_x;
     else return "scaled"_x;
   }();
-  return extra_check(
-      aten::sub.Tensor(s, ops::amax(s_again, slot<"dim", Value>, slot<"keepdim", Value>)
-                              .template users<1>()
-                              .exact_kwargs()
-                              .where(ops::positional_args<3>))
-          .exact_kwargs()
-          .where(ops::positional_args<2>),
-      [](const auto& m, const Graph& g) {
-        return other_is_broadcast_in_dim(g, get<"inp">(m), get<"other">(m), get<"dim">(m));
-      });
+  constexpr auto row_max = ops::exactly<3>(ops::amax(s_again, slot<"dim", Value>, slot<"keepdim", Value>).template users<1>());
+  return extra_check(ops::exactly<2>(aten::sub.Tensor(s, row_max)), [](const auto& m, const Graph& g) {
+    return other_is_broadcast_in_dim(g, get<"inp">(m), get<"other">(m), get<"dim">(m));
+  });
 }
 
 /// sign and sign * other for a number `other`: (1, other) where other >= 0, else (-1, -other),

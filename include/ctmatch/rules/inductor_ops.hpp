@@ -49,6 +49,12 @@ inline constexpr unsafe_index_op unsafe_index{};
 /// `amax(input, reduced_dims, keepdim)`).
 template <std::size_t N>
 inline constexpr auto positional_args = [](const Node& n) { return n.args().size() == N; };
+/// `call` as Inductor's trees match it: exactly N positional arguments and no kwargs (a
+/// CallFunction of N args fails a node with other arguments; a kwarg changes the args' spec).
+template <std::size_t N, class Call>
+constexpr auto exactly(Call call) {
+  return call.exact_kwargs().where(positional_args<N>);
+}
 }  // namespace inductor_ops
 
 }  // namespace ctmatch::rules
