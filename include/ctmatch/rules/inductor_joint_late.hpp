@@ -110,7 +110,8 @@ NodeId stable_softmax_replace(const M& m, RewriteBuilder& b, OpId scale) {
                     scalar_tensor = decltype(aten::scalar_tensor)::id(), ge = decltype(aten::ge.Scalar)::id(),
                     neg = decltype(aten::neg)::id(), where = decltype(aten::where.self)::id();
   const Graph& g = b.graph();
-  const Value &inp = get<"inp">(m), &other = get<"other">(m);
+  // Copies: the bound values live in the matched nodes' arguments, which new nodes may move.
+  const Value inp = get<"inp">(m), other = get<"other">(m), dim = get<"dim">(m), keepdim = get<"keepdim">(m);
   if (!inp.is_node()) return m.root();  // inp.to() or inp * sign on a number: Inductor's trace fails
   const std::optional<std::pair<std::int64_t, Value>> by_number = number_sign(other);
   if (!by_number && !other.is_node()) return m.root();  // a symbolic number (see the top)
@@ -134,8 +135,7 @@ NodeId stable_softmax_replace(const M& m, RewriteBuilder& b, OpId scale) {
     sign = NodeRef{b.call(where, {NodeRef{non_negative}, NodeRef{one}, NodeRef{minus_one}})};
   }
   const NodeId signed_x = b.call(mul, {NodeRef{x}, sign});
-  const Value& keepdim = get<"keepdim">(m);
-  NodeArgs max_args{NodeRef{signed_x}, get<"dim">(m)};
+  NodeArgs max_args{NodeRef{signed_x}, dim};
   if (keepdim != Value(false)) max_args.push_back(keepdim);
   const NodeId max = b.call(amax, std::move(max_args));
   const NodeId shifted = b.call(sub, {NodeRef{signed_x}, NodeRef{max}});
