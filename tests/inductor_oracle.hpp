@@ -12,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include <ctmatch/graph/value_print.hpp>
 #include <ctmatch/io/read.hpp>
+#include <ctmatch/rewrite/stats.hpp>
 
 namespace inductor_oracle {
 
@@ -32,6 +35,34 @@ inline std::map<std::string, std::size_t> counts(const boost::json::object& per_
     out[name.substr(0, name.find(':'))] += static_cast<std::size_t>(v.as_int64());
   }
   return out;
+}
+
+/// joint.json's records by graph name.
+inline const boost::json::object& joint_graphs() {
+  static const boost::json::value v = read_json(dir / "joint.json");
+  return v.at("graphs").as_object();
+}
+
+/// The joint oracle graph `name` as the joint pass sees it: its torch.export JSON where shipped
+/// (it has the metadata the handlers read), else its FX text.
+inline Graph joint_graph(const std::string& name) {
+  const fs::path json = dir / "joint" / (name + ".export.json");
+  if (fs::exists(json)) return io::read_graph_file(json.string());
+  return io::read_graph_file((dir / "joint" / (name + ".export.fx.txt")).string());
+}
+
+/// Checks ctmatch's counts against Inductor's, rule by rule: Inductor counts every handler call,
+/// so a rule's matches + unchanged must equal its entry's count, and no rewrite may fail.
+/// Returns the calls counted.
+inline std::size_t check_counts(const PassStats& st, std::map<std::string, std::size_t> expected) {
+  std::size_t counted = 0;
+  for (const RuleStats& r : st.by_name()) {
+    CAPTURE(r.name);
+    CHECK(r.matches + r.unchanged == expected[r.name]);
+    CHECK(r.failed == 0);
+    counted += r.matches + r.unchanged;
+  }
+  return counted;
 }
 
 /// The graph as lines, nodes numbered by position: equal for two graphs that differ only in

@@ -13,15 +13,12 @@
 
 using namespace ctmatch;
 using inductor_oracle::canonical;
+using inductor_oracle::joint_graph;
+using inductor_oracle::joint_graphs;
 namespace fs = std::filesystem;
 
 namespace {
 const fs::path oracle = inductor_oracle::dir;
-
-const boost::json::object& joint_graphs() {
-  static const boost::json::value v = inductor_oracle::read_json(oracle / "joint.json");
-  return v.at("graphs").as_object();
-}
 
 /// Inductor's per-entry counts of a graph.
 std::map<std::string, std::size_t> inductor_counts(const boost::json::object& rec) {
@@ -34,14 +31,6 @@ bool ported(const Set& set, const std::string& entry) {
   for (std::size_t i = 0; i < Set::size; ++i)
     if (set.name(i) == entry) return true;
   return false;
-}
-
-/// The oracle graph `name`: its torch.export JSON where shipped (it has the metadata the
-/// handlers read), else its FX text.
-Graph oracle_graph(const std::string& name) {
-  fs::path json = oracle / "joint" / (name + ".export.json");
-  if (fs::exists(json)) return io::read_graph_file(json.string());
-  return io::read_graph_file((oracle / "joint" / (name + ".export.fx.txt")).string());
 }
 
 /// The stats of the rule `name` after one sweep of the joint port.
@@ -78,7 +67,7 @@ void check_returns_kernels_key_and_value(const Graph& g, const Node& kernel) {
 
 /// The oracle graph `name` with its inputs moved to cuda.
 Graph on_cuda(const std::string& name) {
-  Graph g = oracle_graph(name);
+  Graph g = joint_graph(name);
   for (const Node& n : g.nodes())
     if (n.kind() == NodeKind::Placeholder) g[n.id()].edit_meta().device = cuda0;
   return g;
@@ -107,7 +96,7 @@ std::string oracle_text(const std::string& name) {
 }
 /// FX text (an oracle graph's, edited) with the metadata of the oracle graph `name`'s inputs.
 Graph with_inputs_meta(const std::string& fx, const std::string& name) {
-  const Graph exported = oracle_graph(name);
+  const Graph exported = joint_graph(name);
   Graph g = io::read_fx_text(fx);
   for (const Node& n : exported.nodes())
     if (n.kind() == NodeKind::Placeholder) g[g.find(n.name())].edit_meta() = n.meta();
@@ -133,7 +122,7 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
     std::string name(key);
     if (!fs::exists(oracle / "joint" / (name + ".export.fx.txt"))) continue;  // seed_mlp: not shipped
     CAPTURE(name);
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     PassOptions o;
     o.verify_after_pass = true;
     PassStats st = sweep(g, set, o);
@@ -146,12 +135,7 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
       ++skipped;
       continue;
     }
-    for (const RuleStats& r : st.by_name()) {
-      CAPTURE(r.name);
-      CHECK(r.matches + r.unchanged == expected[r.name]);
-      CHECK(r.failed == 0);
-      counted += r.matches + r.unchanged;
-    }
+    counted += inductor_oracle::check_counts(st, expected);
     ++graphs;
   }
   CHECK(graphs >= 170);  // gpt2, bert, llama and resnet18 among them
@@ -172,7 +156,7 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     for (const auto& [entry, count] : inductor_counts(r)) only_ported &= count == 0 || ported(set, entry);
     if (!only_ported) continue;
     CAPTURE(name);
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     PassStats st = sweep(g, set);
     CHECK(st.total_matches() >= 1);
     Graph after = io::read_graph_file((oracle / "joint" / (name + ".after.fx.txt")).string());
@@ -284,7 +268,7 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    Graph g = oracle_graph("_sfdp_pattern_5_inference");
+    Graph g = joint_graph("_sfdp_pattern_5_inference");
     c.change(g);
     const std::size_t before = g.size();
     RuleStats r = sdpa5(g);
@@ -294,7 +278,7 @@ TEST_CASE("inductor_joint: SDPA pattern 5's parameter check (mask dtype, devices
     CHECK_NOTHROW(verify(g));
   }
   // A float32 mask with a float16 query: the mask is cast first, as `attn_mask.to(query.dtype)`.
-  Graph g = oracle_graph("_sfdp_pattern_5_half_inference");
+  Graph g = joint_graph("_sfdp_pattern_5_half_inference");
   g[input(g, "args_3")].edit_meta().dtype = ScalarType::Float;
   REQUIRE(sdpa5(g).matches == 1);
   std::size_t casts = 0;
@@ -505,12 +489,12 @@ TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask che
   const OpId convert = intern_op("prims.convert_element_type.default");
   {
     // The scale a tensor input (the module as first exported): _sfdp_extra_check refuses it.
-    Graph g = oracle_graph("_sfdp_pattern_14_inference");
+    Graph g = joint_graph("_sfdp_pattern_14_inference");
     CHECK(sdpa14(g).matches == 0);
   }
   {
     // A bool mask: accepted, and cast to the query's dtype after the permutes.
-    Graph g = oracle_graph("_sfdp_pattern_14_inference_scalar");
+    Graph g = joint_graph("_sfdp_pattern_14_inference_scalar");
     g[g.find("args_3")].edit_meta().dtype = ScalarType::Bool;
     REQUIRE(sdpa14(g).matches == 1);
     const std::vector<NodeId> kernels = calls_of(g, op_name(flash)), casts = calls_of(g, op_name(convert));
@@ -523,7 +507,7 @@ TEST_CASE("inductor_joint: SDPA pattern 14: a number for the scale, the mask che
   }
   {
     // An int64 mask: refused, as by _sfdp_params_check.
-    Graph g = oracle_graph("_sfdp_pattern_14_inference_scalar");
+    Graph g = joint_graph("_sfdp_pattern_14_inference_scalar");
     g[g.find("args_3")].edit_meta().dtype = ScalarType::Long;
     CHECK(sdpa14(g).matches == 0);
   }
@@ -538,7 +522,7 @@ TEST_CASE("inductor_joint: SDPA pattern 15: the mask's 0, the fill's -inf and th
   auto edited = [&](std::string_view from, std::string_view to) { return edited_oracle_graph(name, from, to); };
   {
     // As exported: the kernel gets where(mask == 1, 0, -inf) of the query's dtype, scale 1 / 2.
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     REQUIRE(sdpa15(g).matches == 1);
     const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
     REQUIRE(kernels.size() == 1);
@@ -577,7 +561,7 @@ TEST_CASE("inductor_joint: SDPA pattern 18: the permuted key and value are roots
   {
     // As exported: the program's key and value outputs are the replacement's own permutes, also
     // read by the kernel; the kernel's scale is 1 / sqrt(16), its mask where(causal_mask, 0, -inf).
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     REQUIRE(sdpa18(g).matches == 1);
     CHECK_NOTHROW(verify(g));
     const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
@@ -615,7 +599,7 @@ TEST_CASE("inductor_joint: SDPA pattern 19: the causal where and the additive ma
   {
     // As exported: where(causal_mask, attn_mask, full([], -inf)) into the kernel, scale 1 / 4;
     // the float32 mask is not cast (torch.where promotes).
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     REQUIRE(sdpa19(g).matches == 1);
     CHECK_NOTHROW(verify(g));
     const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");
@@ -644,7 +628,7 @@ TEST_CASE("inductor_joint: SDPA pattern 19: the causal where and the additive ma
     CHECK(sdpa19(g).matches == 0);
   }
   {
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     g[g.find("args_3")].edit_meta().dtype = ScalarType::Half;  // a causal mask that is not bool
     CHECK(sdpa19(g).matches == 0);
   }
@@ -658,7 +642,7 @@ TEST_CASE("inductor_joint: SDPA patterns 22 and 26 (T5): the program's key and v
                                  std::pair{"_sfdp_pattern_26_half_bs1_inference_scalar_nodrop", "_sfdp_pattern_26[fn]"}}) {
     const std::string name = graph_rule.first, rule = graph_rule.second;
     CAPTURE(name);
-    Graph g = oracle_graph(name);
+    Graph g = joint_graph(name);
     REQUIRE(joint_stats(g, rule).matches == 1);
     CHECK_NOTHROW(verify(g));
     const std::vector<NodeId> kernels = calls_of(g, "aten._scaled_dot_product_flash_attention_for_cpu.default");

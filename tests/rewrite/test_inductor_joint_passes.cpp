@@ -19,24 +19,11 @@
 
 using namespace ctmatch;
 using inductor_oracle::canonical;
+using inductor_oracle::joint_graphs;
 namespace fs = std::filesystem;
 
 namespace {
 const fs::path oracle = inductor_oracle::dir;
-
-const boost::json::object& joint_graphs() {
-  static const boost::json::value v = inductor_oracle::read_json(oracle / "joint.json");
-  return v.at("graphs").as_object();
-}
-
-/// The oracle graph `name` as the joint pass sees it: its torch.export JSON where shipped (with
-/// the metadata the handlers read), else its FX text (a graph none of these passes changes and
-/// whose handlers find nothing to read metadata for).
-Graph oracle_graph(const std::string& name) {
-  fs::path json = oracle / "joint" / (name + ".export.json");
-  if (fs::exists(json)) return io::read_graph_file(json.string());
-  return io::read_graph_file((oracle / "joint" / (name + ".export.fx.txt")).string());
-}
 
 struct Parity {
   std::size_t graphs = 0, counted = 0, changed = 0;
@@ -59,13 +46,7 @@ Parity check_parity(const Set& set, const char* key, const char* suffix, Input i
     PassOptions o;
     o.verify_after_pass = true;
     const PassStats st = sweep(g, set, o);
-    std::map<std::string, std::size_t> expected = inductor_oracle::counts(pass.at("per_entry").as_object());
-    for (const RuleStats& s : st.by_name()) {
-      CAPTURE(s.name);
-      CHECK(s.matches + s.unchanged == expected[s.name]);
-      CHECK(s.failed == 0);
-      p.counted += s.matches + s.unchanged;
-    }
+    p.counted += inductor_oracle::check_counts(st, inductor_oracle::counts(pass.at("per_entry").as_object()));
     if (pass.at("changed").as_bool()) {
       const Graph after = io::read_graph_file((oracle / "joint" / (name + suffix)).string());
       CHECK(canonical(g) == canonical(after));
@@ -82,7 +63,7 @@ Parity check_parity(const Set& set, const char* key, const char* suffix, Input i
 
 TEST_CASE("inductor_joint_early: per-entry counts and graphs equal Inductor's on every oracle graph") {
   schema::ensure_builtin_schemas();
-  const Parity p = check_parity(rules::inductor_joint_early(), "early", ".early.after.fx.txt", oracle_graph);
+  const Parity p = check_parity(rules::inductor_joint_early(), "early", ".early.after.fx.txt", inductor_oracle::joint_graph);
   CHECK(p.graphs >= 210);
   // pointless_view on most graphs (every SDPA graph has views of their input's shape that another
   // view then reads), 836 calls on gpt2, bert and llama
@@ -101,7 +82,7 @@ TEST_CASE("inductor_joint_late: per-entry counts and graphs equal Inductor's on 
     const auto& rec = joint_graphs().at(name).as_object();
     if (rec.contains("changed") && rec.at("changed").as_bool())
       return io::read_graph_file((oracle / "joint" / (name + ".after.fx.txt")).string());
-    return oracle_graph(name);
+    return inductor_oracle::joint_graph(name);
   };
   const Parity p = check_parity(rules::inductor_joint_late(), "later", ".later.after.fx.txt", input);
   CHECK(p.graphs >= 210);
