@@ -63,7 +63,7 @@
 //                      and v'; float32 (21-23) and float16 forms, with and without the clones;
 //                      25-27 refused on cuda  ->  the permuted inputs into the CPU flash kernel
 //                      with scale 1
-//   _sfdp_pattern_1, _sfdp_pattern_2, _sfdp_pattern_11, training forms (float32): the
+//   _sfdp_pattern_1, _sfdp_pattern_2, _sfdp_pattern_11, training forms (float32, float16): the
 //                      attention and the gradients of query, key and value in the joint graph
 //                      (a multi-root pattern)  ->  the CPU flash kernel and its backward
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -797,8 +797,8 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 // gradient g. Replaced on CPU by the flash kernel and its backward, whose results take the
 // roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
 // (tests/data/inductor/training, the oracle's joint graphs inside torch.compile). Ported so
-// far: the float32 forms of patterns 1, 2 (4-d inputs) and 11 (inputs permuted (0, 2, 1, 3),
-// each product's operand cloned contiguous, the gradients permuted back).
+// far: the float32 and float16 forms of patterns 1, 2 (4-d inputs) and 11 (inputs permuted
+// (0, 2, 1, 3), each product's operand cloned contiguous, the gradients permuted back).
 
 /// x permuted once more where the form permutes its inputs (Permuted), else x.
 template <bool Permuted, class X>
@@ -807,9 +807,19 @@ constexpr auto sfdp_permuted_if(X x) {
   else return x;
 }
 
+/// x cast by convert_element_type where the form computes the softmax in float32 on float16
+/// inputs (Half), else x.
+template <bool Half, class X>
+constexpr auto sfdp_cast_if(X x) {
+  if constexpr (Half) return ops::convert_element_type(x, _);
+  else return x;
+}
+
 /// softmax(q @ k^T scaled) @ v with its gradients, `scale` the op applying "scale_factor" to
 /// the scores and, again, to their gradient (div for patterns 1 and 11, mul for pattern 2).
-template <bool Permuted, class ScaleOp>
+/// The float16 forms (Half) cast the scaled scores to float32 and the weights back, and in the
+/// backward the weights and g to float32 and the scores' gradient back.
+template <bool Permuted, bool Half, class ScaleOp>
 constexpr auto sfdp_training(ScaleOp scale) {
   // each product's operands, also read by the backward
   constexpr auto q_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("query"_x))
@@ -818,24 +828,35 @@ constexpr auto sfdp_training(ScaleOp scale) {
   constexpr auto k_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>(aten::permute("key"_x, _)))
                               .template named<"sfdp_k_view">()
                               .template users<2>();
-  auto scores = scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>);
+  auto scores = sfdp_cast_if<Half>(scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>));
   auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
                                         ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
                  .template named<"sfdp_exp">()
                  .template users<2>();
-  auto weights = aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum))
+  // the weights the product reads: 3 users in float32 (the product, and the backward twice);
+  // in float16 2, the product and their cast back to float32, which the backward reads twice
+  auto weights = sfdp_cast_if<Half>(aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum)))
                      .template named<"sfdp_w">()
-                     .template users<3>();
+                     .template users<Half ? 2 : 3>();
   auto w_view = aten::view(aten::expand(weights, _), _).template named<"sfdp_w_view">().template users<2>();
   constexpr auto v_view =
       sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("value"_x)).template named<"sfdp_v_view">().template users<2>();
   auto out = aten::view(aten::bmm(w_view, v_view), _);
   // the backward: g = grad_out @ v^T, the scores' gradient, then the three products
+  constexpr auto w32 = [] {
+    if constexpr (Half) return ops::convert_element_type("sfdp_w"_x, _).named<"sfdp_w32">().users<2>();
+    else return "sfdp_w"_x;
+  }();
+  constexpr auto w32_again = [] {
+    if constexpr (Half) return "sfdp_w32"_x;
+    else return "sfdp_w"_x;
+  }();
   constexpr auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
-  constexpr auto g = aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _);
-  constexpr auto g_w = aten::mul.Tensor(g, "sfdp_w"_x).template named<"sfdp_g_w">().template users<2>();
-  auto grad_scores = scale(ops::fma(aten::neg("sfdp_w"_x), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x),
-                           slot<"scale_factor", Value>);
+  constexpr auto g = sfdp_cast_if<Half>(aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _));
+  constexpr auto g_w = aten::mul.Tensor(g, w32_again).template named<"sfdp_g_w">().template users<2>();
+  auto grad_scores = scale(
+      sfdp_cast_if<Half>(ops::fma(aten::neg(w32), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x)),
+      slot<"scale_factor", Value>);
   auto gs_view = aten::view(grad_scores, _).template named<"sfdp_gs_view">().template users<2>();
   auto grad_q = sfdp_permuted_if<Permuted>(aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _));
   constexpr auto grad_k = sfdp_permuted_if<Permuted>(
@@ -869,20 +890,23 @@ std::array<NodeId, 4> sfdp_training_replace_cpu(const auto& m, RewriteBuilder& b
   for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
   return results;
 }
-template <bool Permuted, bool Divides, class ScaleOp>
+template <bool Permuted, bool Divides, bool Half, class ScaleOp>
 constexpr auto sfdp_training_rule(ScaleOp scale) {
-  return extra_check(sfdp_training<Permuted>(scale), sfdp_scaled_check<Divides>{});
+  return extra_check(sfdp_training<Permuted, Half>(scale), sfdp_scaled_check<Divides>{});
 }
 template <bool Permuted, bool Divides>
 inline constexpr auto sfdp_training_replace = [](const auto& m, RewriteBuilder& b) {
   return sfdp_training_replace_cpu<Permuted, Divides>(m, b);
 };
-inline constexpr auto sfdp_1_training =
-    rewrite<"_sfdp_pattern_1[fn]">(sfdp_training_rule<false, true>(aten::div.Tensor), sfdp_training_replace<false, true>);
-inline constexpr auto sfdp_2_training =
-    rewrite<"_sfdp_pattern_2[fn]">(sfdp_training_rule<false, false>(aten::mul.Tensor), sfdp_training_replace<false, false>);
-inline constexpr auto sfdp_11_training =
-    rewrite<"_sfdp_pattern_11[fn]">(sfdp_training_rule<true, true>(aten::div.Tensor), sfdp_training_replace<true, true>);
+template <bool Half>
+inline constexpr auto sfdp_1_training = rewrite<"_sfdp_pattern_1[fn]">(
+    sfdp_training_rule<false, true, Half>(aten::div.Tensor), sfdp_training_replace<false, true>);
+template <bool Half>
+inline constexpr auto sfdp_2_training = rewrite<"_sfdp_pattern_2[fn]">(
+    sfdp_training_rule<false, false, Half>(aten::mul.Tensor), sfdp_training_replace<false, false>);
+template <bool Half>
+inline constexpr auto sfdp_11_training = rewrite<"_sfdp_pattern_11[fn]">(
+    sfdp_training_rule<true, true, Half>(aten::div.Tensor), sfdp_training_replace<true, true>);
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
@@ -890,12 +914,14 @@ inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
                   // float32 forms (a pattern's training form first, as fuse_attention registers them)
-                  sfdp_1_training, sfdp_1, sfdp_2_training, sfdp_2, sfdp_5, sfdp_7, sfdp_9, sfdp_11_training, sfdp_11,
+                  sfdp_1_training<false>, sfdp_1, sfdp_2_training<false>, sfdp_2, sfdp_5, sfdp_7, sfdp_9,
+                  sfdp_11_training<false>, sfdp_11,
                   sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19, sfdp_20, sfdp_21_form<true, false>,
                   sfdp_21_form<false, false>, sfdp_22_form<true, false>, sfdp_22_form<false, false>,
                   sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
                   // float16 forms
-                  sfdp_1_half, sfdp_2_half, sfdp_5_half, sfdp_7_half, sfdp_9_half, sfdp_11_half, sfdp_14_half,
+                  sfdp_1_training<true>, sfdp_1_half, sfdp_2_training<true>, sfdp_2_half, sfdp_5_half, sfdp_7_half,
+                  sfdp_9_half, sfdp_11_training<true>, sfdp_11_half, sfdp_14_half,
                   sfdp_15_half, sfdp_18_half, sfdp_18_half_bs1, sfdp_19_half, sfdp_20_half, sfdp_21_form<true, true>,
                   sfdp_21_form<false, true>, sfdp_22_form<true, true>, sfdp_22_form<false, true>,
                   sfdp_23_form<true, true>, sfdp_23_form<false, true>, sfdp_24_half, sfdp_25_half_form<true>,
