@@ -796,117 +796,190 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 // backward as torch 2.11 decomposes it, fma(-w, sum(g * w), g * w) for weights w and their
 // gradient g. Replaced on CPU by the flash kernel and its backward, whose results take the
 // roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
-// (tests/data/inductor/training, the oracle's joint graphs inside torch.compile). Ported so
-// far: the float32 and float16 forms of patterns 1, 2 (4-d inputs) and 11 (inputs permuted
-// (0, 2, 1, 3), each product's operand cloned contiguous, the gradients permuted back).
+// (tests/data/inductor/training, the oracle's joint graphs inside torch.compile). One template
+// spells the forms whose replacement is the flash kernel, an SdpaTrainingForm telling them
+// apart. Ported: patterns 1, 2, 8, 10 and 11 in float32 and float16, 23 in float32 (its
+// float16 modules are taken by pointless_convert first). The forms with dropout (3, 4, 7, 9,
+// 12, 13, 27) are replaced by Inductor's math decomposition instead, and are not ported yet.
 
-/// x permuted once more where the form permutes its inputs (Permuted), else x.
+/// Where a training form scales: nowhere (23), the scores and again their gradient (1, 2, 8,
+/// 11), or the permuted query before the product and again its gradient (10).
+enum class SdpaScaleAt { none, scores, query };
+/// What sets one training form's tree apart from another's.
+struct SdpaTrainingForm {
+  bool permuted = false;    // (bs, len, heads, d) inputs permuted (0, 2, 1, 3), gradients permuted back
+  bool contiguous = false;  // each product's operand cloned contiguous
+  bool half = false;        // float16: the softmax in float32 between casts, forward and backward
+  bool weights_cast = false;  // the weights cast before the product (`attn_weight.to(...)`: 8, 10)
+  bool kv = false;            // the permuted key and value returned too, as further roots (23)
+  SdpaScaleAt scale_at = SdpaScaleAt::none;
+};
+
+/// f(x) where Apply, else x.
+template <bool Apply, class F, class X>
+constexpr auto sfdp_apply_if(F f, X x) {
+  if constexpr (Apply) return f(x);
+  else return x;
+}
+/// x permuted once more where the form permutes its inputs, else x.
 template <bool Permuted, class X>
 constexpr auto sfdp_permuted_if(X x) {
-  if constexpr (Permuted) return aten::permute(x, _);
-  else return x;
+  return sfdp_apply_if<Permuted>([](auto y) { return aten::permute(y, _); }, x);
 }
-
-/// x cast by convert_element_type where the form computes the softmax in float32 on float16
-/// inputs (Half), else x.
-template <bool Half, class X>
+/// x cast by convert_element_type where Cast, else x.
+template <bool Cast, class X>
 constexpr auto sfdp_cast_if(X x) {
-  if constexpr (Half) return ops::convert_element_type(x, _);
-  else return x;
+  return sfdp_apply_if<Cast>([](auto y) { return ops::convert_element_type(y, _); }, x);
 }
 
-/// softmax(q @ k^T scaled) @ v with its gradients, `scale` the op applying "scale_factor" to
-/// the scores and, again, to their gradient (div for patterns 1 and 11, mul for pattern 2).
-/// The float16 forms (Half) cast the scaled scores to float32 and the weights back, and in the
-/// backward the weights and g to float32 and the scores' gradient back.
-template <bool Permuted, bool Half, class ScaleOp>
-constexpr auto sfdp_training(ScaleOp scale) {
+/// softmax(q @ k^T) @ v with its gradients, in the form F; `scale(x)` the scaling the form
+/// applies where F.scale_at says, in the forward and again in the backward.
+template <SdpaTrainingForm F, class Scale>
+constexpr auto sfdp_training(Scale scale) {
+  constexpr bool P = F.permuted, C = F.contiguous, H = F.half;
+  constexpr bool at_scores = F.scale_at == SdpaScaleAt::scores, at_query = F.scale_at == SdpaScaleAt::query;
   // each product's operands, also read by the backward
-  constexpr auto q_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("query"_x))
-                              .template named<"sfdp_q_view">()
-                              .template users<2>();
-  constexpr auto k_view = sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>(aten::permute("key"_x, _)))
-                              .template named<"sfdp_k_view">()
-                              .template users<2>();
-  auto scores = sfdp_cast_if<Half>(scale(aten::view(aten::bmm(q_view, k_view), _), slot<"scale_factor", Value>));
+  auto q_view = sfdp_operand<C>(sfdp_apply_if<at_query>(scale, sfdp_permuted_if<P>("query"_x)))
+                    .template named<"sfdp_q_view">()
+                    .template users<2>();
+  auto k_view =
+      sfdp_operand<C>(sfdp_permuted_if<P>(sfdp_key_t<F.kv>())).template named<"sfdp_k_view">().template users<2>();
+  auto v_in = [] {
+    if constexpr (F.kv) return sfdp_value_t<true>();
+    else return sfdp_permuted_if<P>("value"_x);
+  }();
+  auto v_view = sfdp_operand<C>(v_in).template named<"sfdp_v_view">().template users<2>();
+  // the forward; in float16 the scores cast to float32 for the softmax
+  auto scores = sfdp_cast_if<H>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _)));
   auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
                                         ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
                  .template named<"sfdp_exp">()
                  .template users<2>();
-  // the weights the product reads: 3 users in float32 (the product, and the backward twice);
-  // in float16 2, the product and their cast back to float32, which the backward reads twice
-  auto weights = sfdp_cast_if<Half>(aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum)))
-                     .template named<"sfdp_w">()
-                     .template users<Half ? 2 : 3>();
-  auto w_view = aten::view(aten::expand(weights, _), _).template named<"sfdp_w_view">().template users<2>();
-  constexpr auto v_view =
-      sfdp_operand<Permuted>(sfdp_permuted_if<Permuted>("value"_x)).template named<"sfdp_v_view">().template users<2>();
+  auto softmax = aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum));
+  // w: what the backward reads. The float16 forms of 1, 2 and 11 cast the weights back to
+  // float16 (the product and a cast to float32 for the backward read them); the forms with the
+  // weights' own cast read the softmax itself three times (that cast, and the backward twice).
+  constexpr bool cast_back = H && !F.weights_cast;
+  auto w = sfdp_cast_if<cast_back>(softmax).template named<"sfdp_w">().template users<cast_back ? 2 : 3>();
+  auto w_view = aten::view(aten::expand(sfdp_cast_if<F.weights_cast>(w), _), _)
+                    .template named<"sfdp_w_view">()
+                    .template users<2>();
   auto out = aten::view(aten::bmm(w_view, v_view), _);
-  // the backward: g = grad_out @ v^T, the scores' gradient, then the three products
-  constexpr auto w32 = [] {
-    if constexpr (Half) return ops::convert_element_type("sfdp_w"_x, _).named<"sfdp_w32">().users<2>();
+  // the backward: g = grad_out @ v^T (in float32), the scores' gradient, then the three products
+  auto w32 = [] {
+    if constexpr (cast_back) return ops::convert_element_type("sfdp_w"_x, _).named<"sfdp_w32">().users<2>();
     else return "sfdp_w"_x;
   }();
-  constexpr auto w32_again = [] {
-    if constexpr (Half) return "sfdp_w32"_x;
+  auto w32_again = [] {
+    if constexpr (cast_back) return "sfdp_w32"_x;
     else return "sfdp_w"_x;
   }();
-  constexpr auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
-  constexpr auto g = sfdp_cast_if<Half>(aten::view(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _)), _));
-  constexpr auto g_w = aten::mul.Tensor(g, w32_again).template named<"sfdp_g_w">().template users<2>();
-  auto grad_scores = scale(
-      sfdp_cast_if<Half>(ops::fma(aten::neg(w32), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x)),
-      slot<"scale_factor", Value>);
+  auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
+  auto g = sfdp_cast_if<H || F.weights_cast>(
+      aten::view(sfdp_cast_if<F.weights_cast && !H>(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _))), _));
+  auto g_w = aten::mul.Tensor(g, w32_again).template named<"sfdp_g_w">().template users<2>();
+  auto grad_scores = sfdp_apply_if<at_scores>(
+      scale, sfdp_cast_if<H>(ops::fma(aten::neg(w32), aten::sum.dim_IntList(g_w, _, sfdp_keep_sum), "sfdp_g_w"_x)));
   auto gs_view = aten::view(grad_scores, _).template named<"sfdp_gs_view">().template users<2>();
-  auto grad_q = sfdp_permuted_if<Permuted>(aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _));
-  constexpr auto grad_k = sfdp_permuted_if<Permuted>(
+  auto grad_q = sfdp_permuted_if<P>(
+      sfdp_apply_if<at_query>(scale, aten::view(aten::bmm(gs_view, aten::permute("sfdp_k_view"_x, _)), _)));
+  auto grad_k = sfdp_permuted_if<P>(
       aten::permute(aten::view(aten::bmm(aten::permute("sfdp_q_view"_x, _), "sfdp_gs_view"_x), _), _));
-  constexpr auto grad_v =
-      sfdp_permuted_if<Permuted>(aten::view(aten::bmm(aten::permute("sfdp_w_view"_x, _), "sfdp_grad_view"_x), _));
-  return single_use(multi(out, grad_q, grad_k, grad_v));
+  auto grad_v = sfdp_permuted_if<P>(aten::view(aten::bmm(aten::permute("sfdp_w_view"_x, _), "sfdp_grad_view"_x), _));
+  if constexpr (F.kv) return single_use(multi(out, "sfdp_key_t"_x, "sfdp_value_t"_x, grad_q, grad_k, grad_v));
+  else return single_use(multi(out, grad_q, grad_k, grad_v));
 }
 
-/// On CPU: the flash kernel (scale as the pattern gives it) and its backward on the output's
-/// gradient; the attention and the three gradients take the roots' uses. With Permuted, the
-/// kernels read the inputs permuted (0, 2, 1, 3), and the gradients are permuted back, value's
-/// first (as autograd traces them).
-template <bool Permuted, bool Divides>
-std::array<NodeId, 4> sfdp_training_replace_cpu(const auto& m, RewriteBuilder& b) {
+/// On CPU: the flash kernel (with `scale` where given) and its backward on the output's
+/// gradient; the attention and the three gradients take the roots' uses. A permuted form's
+/// kernels read the inputs permuted (0, 2, 1, 3), and its gradients are permuted back, value's
+/// first (as autograd traces them); with F.kv the new permuted key and value take the old ones'.
+template <SdpaTrainingForm F, class M>
+auto sfdp_training_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
+  constexpr std::size_t first_grad = F.kv ? 3 : 1;
   const Graph& g = b.graph();
   NodeId q = get<"query">(m), k = get<"key">(m), v = get<"value">(m);
-  if (!sfdp_on_cpu(g, q)) return m.root_nodes();
-  const double scale = *sfdp_scale<Divides>(get<"scale_factor">(m));  // the check made sure
-  const std::array<NodeId, 4> roots = m.root_nodes();
-  if constexpr (Permuted) q = sfdp_permuted(b, q), k = sfdp_permuted(b, k), v = sfdp_permuted(b, v);
-  const NodeId attention = make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = scale));
+  const auto roots = m.root_nodes();
+  if (!sfdp_on_cpu(g, q)) return roots;
+  if constexpr (F.permuted) q = sfdp_permuted(b, q), k = sfdp_permuted(b, k), v = sfdp_permuted(b, v);
+  const NodeId attention = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = *scale))
+                                 : make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v)));
   const NodeId out = make(b, getitem(use(attention), 0));
   const NodeId logsumexp = make(b, getitem(use(attention), 1));
-  const NodeId grads = make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
-                                                           use(logsumexp), 0.0, false, "scale"_kw = scale));
-  std::array<NodeId, 4> results{out, make(b, getitem(use(grads), 0)), make(b, getitem(use(grads), 1)),
-                                make(b, getitem(use(grads), 2))};
-  if constexpr (Permuted)
-    for (std::size_t i = 3; i >= 1; --i) results[i] = sfdp_permuted(b, results[i]);
+  auto backward = [&](auto... scale_kw) {
+    return make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
+                                                use(logsumexp), 0.0, false, scale_kw...));
+  };
+  const NodeId grads = scale ? backward("scale"_kw = *scale) : backward();
+  auto results = roots;
+  results[0] = out;
+  if constexpr (F.kv) results[1] = k, results[2] = v;
+  for (std::size_t i = 0; i < 3; ++i) results[first_grad + i] = make(b, getitem(use(grads), static_cast<std::int64_t>(i)));
+  if constexpr (F.permuted)
+    for (std::size_t i = results.size() - 1; i >= first_grad; --i) results[i] = sfdp_permuted(b, results[i]);
   for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
   return results;
 }
-template <bool Permuted, bool Divides, bool Half, class ScaleOp>
-constexpr auto sfdp_training_rule(ScaleOp scale) {
-  return extra_check(sfdp_training<Permuted, Half>(scale), sfdp_scaled_check<Divides>{});
+
+/// A training form with a number for its scale (patterns 1, 2, 11): `scale_factor`, divided by
+/// or multiplied with, checked by _sfdp_extra_check and given to the kernels.
+template <SdpaTrainingForm F, bool Divides>
+constexpr auto sfdp_training_scaled() {
+  constexpr auto scale = [](auto x) {
+    if constexpr (Divides) return aten::div.Tensor(x, slot<"scale_factor", Value>);
+    else return aten::mul.Tensor(x, slot<"scale_factor", Value>);
+  };
+  return extra_check(sfdp_training<F>(scale), sfdp_scaled_check<Divides>{});
 }
-template <bool Permuted, bool Divides>
-inline constexpr auto sfdp_training_replace = [](const auto& m, RewriteBuilder& b) {
-  return sfdp_training_replace_cpu<Permuted, Divides>(m, b);
+template <SdpaTrainingForm F, bool Divides>
+inline constexpr auto sfdp_training_scaled_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_training_replace_cpu<F>(m, b, sfdp_scale<Divides>(get<"scale_factor">(m)));
 };
+/// A training form under _sfdp_params_check (patterns 8, 10, 23): a divisor, where there is one,
+/// of any value, which the replacement ignores as 7's and 9's do (the kernels' default scale
+/// 1 / sqrt(d)); 23's kernels are given scale 1 (ScaleOne), as its inference forms are.
+template <SdpaTrainingForm F>
+constexpr auto sfdp_training_checked() {
+  constexpr auto scale = [](auto x) { return aten::div.Tensor(x, _); };
+  return extra_check(sfdp_training<F>(scale), sfdp_params_check<false>{});
+}
+template <SdpaTrainingForm F, bool ScaleOne>
+inline constexpr auto sfdp_training_replace = [](const auto& m, RewriteBuilder& b) {
+  return sfdp_training_replace_cpu<F>(m, b, ScaleOne ? std::optional<double>(1.0) : std::nullopt);
+};
+
+template <bool Half>
+inline constexpr SdpaTrainingForm sfdp_form_1{.half = Half, .scale_at = SdpaScaleAt::scores};
+template <bool Half>
+inline constexpr SdpaTrainingForm sfdp_form_11{
+    .permuted = true, .contiguous = true, .half = Half, .scale_at = SdpaScaleAt::scores};
+template <bool Half, SdpaScaleAt At>
+inline constexpr SdpaTrainingForm sfdp_form_8{
+    .permuted = true, .contiguous = true, .half = Half, .weights_cast = true, .scale_at = At};
+template <bool Contiguous>
+inline constexpr SdpaTrainingForm sfdp_form_23{.permuted = true, .contiguous = Contiguous, .kv = true};
+
 template <bool Half>
 inline constexpr auto sfdp_1_training = rewrite<"_sfdp_pattern_1[fn]">(
-    sfdp_training_rule<false, true, Half>(aten::div.Tensor), sfdp_training_replace<false, true>);
+    sfdp_training_scaled<sfdp_form_1<Half>, true>(), sfdp_training_scaled_replace<sfdp_form_1<Half>, true>);
 template <bool Half>
 inline constexpr auto sfdp_2_training = rewrite<"_sfdp_pattern_2[fn]">(
-    sfdp_training_rule<false, false, Half>(aten::mul.Tensor), sfdp_training_replace<false, false>);
+    sfdp_training_scaled<sfdp_form_1<Half>, false>(), sfdp_training_scaled_replace<sfdp_form_1<Half>, false>);
 template <bool Half>
 inline constexpr auto sfdp_11_training = rewrite<"_sfdp_pattern_11[fn]">(
-    sfdp_training_rule<true, true, Half>(aten::div.Tensor), sfdp_training_replace<true, true>);
+    sfdp_training_scaled<sfdp_form_11<Half>, true>(), sfdp_training_scaled_replace<sfdp_form_11<Half>, true>);
+// 8 and 10: 7 and 9 without the dropout (whose inference forms, the dropout gone, 7 and 9 cover)
+template <bool Half>
+inline constexpr auto sfdp_8_training = rewrite<"_sfdp_pattern_8[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_8<Half, SdpaScaleAt::scores>>(),
+    sfdp_training_replace<sfdp_form_8<Half, SdpaScaleAt::scores>, false>);
+template <bool Half>
+inline constexpr auto sfdp_10_training = rewrite<"_sfdp_pattern_10[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_8<Half, SdpaScaleAt::query>>(),
+    sfdp_training_replace<sfdp_form_8<Half, SdpaScaleAt::query>, false>);
+template <bool Contiguous>
+inline constexpr auto sfdp_23_training = rewrite<"_sfdp_pattern_23[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_23<Contiguous>>(), sfdp_training_replace<sfdp_form_23<Contiguous>, true>);
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
@@ -914,14 +987,16 @@ inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
                   // float32 forms (a pattern's training form first, as fuse_attention registers them)
-                  sfdp_1_training<false>, sfdp_1, sfdp_2_training<false>, sfdp_2, sfdp_5, sfdp_7, sfdp_9,
-                  sfdp_11_training<false>, sfdp_11,
+                  sfdp_1_training<false>, sfdp_1, sfdp_2_training<false>, sfdp_2, sfdp_5, sfdp_7,
+                  sfdp_8_training<false>, sfdp_9, sfdp_10_training<false>, sfdp_11_training<false>, sfdp_11,
                   sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19, sfdp_20, sfdp_21_form<true, false>,
                   sfdp_21_form<false, false>, sfdp_22_form<true, false>, sfdp_22_form<false, false>,
-                  sfdp_23_form<true, false>, sfdp_23_form<false, false>, sfdp_24,
+                  sfdp_23_training<true>, sfdp_23_form<true, false>, sfdp_23_training<false>,
+                  sfdp_23_form<false, false>, sfdp_24,
                   // float16 forms
                   sfdp_1_training<true>, sfdp_1_half, sfdp_2_training<true>, sfdp_2_half, sfdp_5_half, sfdp_7_half,
-                  sfdp_9_half, sfdp_11_training<true>, sfdp_11_half, sfdp_14_half,
+                  sfdp_8_training<true>, sfdp_9_half, sfdp_10_training<true>, sfdp_11_training<true>, sfdp_11_half,
+                  sfdp_14_half,
                   sfdp_15_half, sfdp_18_half, sfdp_18_half_bs1, sfdp_19_half, sfdp_20_half, sfdp_21_form<true, true>,
                   sfdp_21_form<false, true>, sfdp_22_form<true, true>, sfdp_22_form<false, true>,
                   sfdp_23_form<true, true>, sfdp_23_form<false, true>, sfdp_24_half, sfdp_25_half_form<true>,
