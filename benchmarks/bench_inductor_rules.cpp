@@ -1,12 +1,14 @@
-// The port of Inductor's joint-graph pass (rules::inductor_joint) on the graphs Inductor's own
-// pass was run on (tests/data/inductor: the Inductor-decomposed torch.export graphs of the
-// oracle, tools/oracle/inductor_oracle.py). Counters: the entries' handler calls, as Inductor
-// counts them (matches + unchanged: they must equal its `matched` for the ported entries), and
-// `inductor_ms`, Inductor's time for its whole joint pass on the same graph (joint.json's
-// median_s, taken on the GPU machine's CPU; it runs all 138 entries, the port 3 so far, so the
-// ratio is not like for like until the port is complete).
+// The ports of Inductor's joint-graph pattern passes (rules::inductor_joint, and the two passes
+// Inductor runs around it, rules::inductor_joint_early and rules::inductor_joint_late) on the
+// graphs Inductor's own passes were run on (tests/data/inductor: the Inductor-decomposed
+// torch.export graphs of the oracle, tools/oracle/inductor_oracle.py). Each pass gets the graph
+// Inductor hands it: early and joint the exported graph, late the graph joint leaves (the same
+// on these four: joint changes none of them). Counters: the entries' handler calls, as Inductor
+// counts them (matches + unchanged: they equal its `matched` where every entry that fires is
+// ported), and `inductor_ms`, Inductor's time for its whole pass on the same graph (joint.json's
+// median_s, taken on the GPU machine's CPU), where the oracle recorded it.
 //
-//   bench_inductor_rules --benchmark_filter='joint/'
+//   bench_inductor_rules --benchmark_filter='joint/'     (early/, late/)
 #include <benchmark/benchmark.h>
 
 #include <boost/json/src.hpp>
@@ -18,6 +20,8 @@
 #include <ctmatch/io/read.hpp>
 #include <ctmatch/rewrite.hpp>
 #include <ctmatch/rules/inductor_joint.hpp>
+#include <ctmatch/rules/inductor_joint_early.hpp>
+#include <ctmatch/rules/inductor_joint_late.hpp>
 #include <ctmatch/schema/builtin.hpp>
 
 using namespace ctmatch;
@@ -32,8 +36,8 @@ PassOptions fast() {
   return o;
 }
 
-void run(benchmark::State& state, const Graph& input, double inductor_s) {
-  const auto rules = rules::inductor_joint();
+template <class Set>
+void run(benchmark::State& state, const Set& rules, const Graph& input, const boost::json::value* inductor_s) {
   Graph g = input;
   std::size_t calls = 0;
   for (auto _ : state) {
@@ -48,20 +52,29 @@ void run(benchmark::State& state, const Graph& input, double inductor_s) {
   }
   state.counters["nodes"] = static_cast<double>(input.size());
   state.counters["handler_calls"] = static_cast<double>(calls);
-  state.counters["inductor_ms"] = inductor_s * 1e3;
+  if (inductor_s) state.counters["inductor_ms"] = inductor_s->as_double() * 1e3;
 }
-
+template <class Set>
+void add(const char* pass, const char* name, Set rules, const Graph& g, const boost::json::value* inductor_s) {
+  benchmark::RegisterBenchmark((std::string(pass) + "/" + name).c_str(),
+                               [rules, &g, inductor_s](benchmark::State& s) { run(s, rules, g, inductor_s); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
 const bool registered = [] {
   schema::ensure_builtin_schemas();
   static std::map<std::string, Graph> graphs;
-  const boost::json::value joint = boost::json::parse(io::read_file(oracle + "/joint.json"));
+  static const boost::json::value joint = boost::json::parse(io::read_file(oracle + "/joint.json"));
   for (const char* name : {"gpt2", "bert", "llama", "resnet18"}) {
-    graphs.emplace(name, io::read_graph_file(oracle + "/joint/" + name + ".export.fx.txt"));
-    const double inductor_s = joint.at("graphs").at(name).at("median_s").as_double();
-    benchmark::RegisterBenchmark((std::string("joint/") + name).c_str(),
-                                 [name, inductor_s](benchmark::State& s) { run(s, graphs.at(name), inductor_s); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+    const Graph& g = graphs.emplace(name, io::read_graph_file(oracle + "/joint/" + name + ".export.fx.txt")).first->second;
+    const boost::json::object& rec = joint.at("graphs").at(name).as_object();
+    auto median_of = [&](const char* pass) -> const boost::json::value* {
+      const boost::json::value* r = rec.if_contains(pass);
+      return r ? r->as_object().if_contains("median_s") : nullptr;
+    };
+    add("early", name, rules::inductor_joint_early(), g, median_of("early"));
+    add("joint", name, rules::inductor_joint(), g, rec.if_contains("median_s"));
+    add("late", name, rules::inductor_joint_late(), g, median_of("later"));
   }
   return true;
 }();

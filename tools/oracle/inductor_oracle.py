@@ -385,7 +385,7 @@ def run_joint(out, graphs, counts, reps, save, others=None):
                 rec.update(matched=mcount, per_entry=dict(counts), changed=changed, hist_after=hist(g.graph))
                 open(base + ".after.fx.txt", "w").write(str(g.graph))
                 if others:
-                    rec.update(run_other_joint_passes(base, ep.graph_module, g, fm, others))
+                    rec.update(run_other_joint_passes(base, ep.graph_module, g, fm, others, reps))
         if ts:
             rec["median_s"] = sorted(ts)[len(ts) // 2]
         res[name] = rec
@@ -395,27 +395,35 @@ def run_joint(out, graphs, counts, reps, save, others=None):
     return res
 
 
-def run_other_joint_passes(base, before, after, fm, others):
+def run_other_joint_passes(base, before, after, fm, others, reps):
     """The joint pass's other pattern passes, each on the graph Inductor hands it: early_patterns
     on the graph joint_graph.patterns sees (it runs just before), pass_patterns[1:] on the graph
-    joint_graph.patterns leaves. Per pass: matched, per-entry counts, changed, and the graph
-    after where it changed (BASE.early.after.fx.txt, BASE.later.after.fx.txt)."""
+    joint_graph.patterns leaves. Per pass: matched, per-entry counts, changed, the median time
+    of `reps` runs (each on a fresh copy), and the graph after where it changed
+    (BASE.early.after.fx.txt, BASE.later.after.fx.txt)."""
     rec = {}
     for key, start, passes, counts in (("early", before, others["early"], others["early_counts"]),
                                        ("later", after, others["later"], others["later_counts"])):
         if not passes:
             continue
-        g = copy.deepcopy(start)
-        counts.clear()
-        try:
-            with V.set_fake_mode(fm):
-                matched = sum(p.apply(g.graph) or 0 for p in passes)
-        except Exception as e:
-            rec[key] = {"error": f"apply: {type(e).__name__}: {e}"[:500], "per_entry": dict(counts)}
+        ts = []
+        for _ in range(max(1, reps)):
+            g = copy.deepcopy(start)
+            counts.clear()
+            t0 = time.perf_counter()
+            try:
+                with V.set_fake_mode(fm):
+                    matched = sum(p.apply(g.graph) or 0 for p in passes)
+            except Exception as e:
+                rec[key] = {"error": f"apply: {type(e).__name__}: {e}"[:500], "per_entry": dict(counts)}
+                break
+            ts.append(time.perf_counter() - t0)
+        if key in rec:
             continue
         g.graph.lint()
         changed = str(g.graph) != str(start.graph)
-        rec[key] = {"matched": matched, "per_entry": dict(counts), "changed": changed}
+        rec[key] = {"matched": matched, "per_entry": dict(counts), "changed": changed,
+                    "median_s": sorted(ts)[len(ts) // 2]}
         if changed:
             open(f"{base}.{key}.after.fx.txt", "w").write(str(g.graph))
     return rec

@@ -832,6 +832,22 @@ constexpr auto sfdp_cast_if(X x) {
   return sfdp_apply_if<Cast>([](auto y) { return ops::convert_element_type(y, _); }, x);
 }
 
+/// The value side of the product: permute(value) as a further root (F.kv), else value, permuted
+/// where the form permutes.
+template <SdpaTrainingForm F>
+constexpr auto sfdp_training_value() {
+  if constexpr (F.kv) return sfdp_value_t<true>();
+  else return sfdp_permuted_if<F.permuted>("value"_x);
+}
+/// The weights w as the backward reads them, twice: cast to float32 (CastBack: the cast node at
+/// its First reading, then the name), else w itself.
+template <bool CastBack, bool First>
+constexpr auto sfdp_weights_f32() {
+  if constexpr (CastBack && First) return ops::convert_element_type("sfdp_w"_x, _).named<"sfdp_w32">().users<2>();
+  else if constexpr (CastBack) return "sfdp_w32"_x;
+  else return "sfdp_w"_x;
+}
+
 /// softmax(q @ k^T) @ v with its gradients, in the form F; `scale(x)` the scaling the form
 /// applies where F.scale_at says, in the forward and again in the backward.
 template <SdpaTrainingForm F, class Scale>
@@ -844,11 +860,7 @@ constexpr auto sfdp_training(Scale scale) {
                     .template users<2>();
   auto k_view =
       sfdp_operand<C>(sfdp_permuted_if<P>(sfdp_key_t<F.kv>())).template named<"sfdp_k_view">().template users<2>();
-  auto v_in = [] {
-    if constexpr (F.kv) return sfdp_value_t<true>();
-    else return sfdp_permuted_if<P>("value"_x);
-  }();
-  auto v_view = sfdp_operand<C>(v_in).template named<"sfdp_v_view">().template users<2>();
+  auto v_view = sfdp_operand<C>(sfdp_training_value<F>()).template named<"sfdp_v_view">().template users<2>();
   // the forward; in float16 the scores cast to float32 for the softmax
   auto scores = sfdp_cast_if<H>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _)));
   auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
@@ -866,14 +878,8 @@ constexpr auto sfdp_training(Scale scale) {
                     .template users<2>();
   auto out = aten::view(aten::bmm(w_view, v_view), _);
   // the backward: g = grad_out @ v^T (in float32), the scores' gradient, then the three products
-  auto w32 = [] {
-    if constexpr (cast_back) return ops::convert_element_type("sfdp_w"_x, _).named<"sfdp_w32">().users<2>();
-    else return "sfdp_w"_x;
-  }();
-  auto w32_again = [] {
-    if constexpr (cast_back) return "sfdp_w32"_x;
-    else return "sfdp_w"_x;
-  }();
+  auto w32 = sfdp_weights_f32<cast_back, true>();
+  auto w32_again = sfdp_weights_f32<cast_back, false>();
   auto grad_view = aten::view("tangents_1"_x, _).named<"sfdp_grad_view">().users<2>();
   auto g = sfdp_cast_if<H || F.weights_cast>(
       aten::view(sfdp_cast_if<F.weights_cast && !H>(aten::bmm(grad_view, aten::permute("sfdp_v_view"_x, _))), _));
