@@ -63,7 +63,7 @@
 //                      and v'; float32 (21-23) and float16 forms, with and without the clones;
 //                      25-27 refused on cuda  ->  the permuted inputs into the CPU flash kernel
 //                      with scale 1
-//   _sfdp_pattern_1, _sfdp_pattern_2, _sfdp_pattern_11, training forms (float32, float16): the
+//   _sfdp_pattern_1, 2, 8, 10, 11 (float32, float16), 23 (float32), training forms: the
 //                      attention and the gradients of query, key and value in the joint graph
 //                      (a multi-root pattern)  ->  the CPU flash kernel and its backward
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
@@ -79,7 +79,8 @@
 // and 9, whose replacement uses SDPA's default scale 1 / sqrt(d): Inductor does rewrite other
 // divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
 // and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
-// the other training forms. Left out: pad_mm's patterns (they decide by timing kernels),
+// the other training forms (those with dropout, which Inductor replaces by its traced math
+// decomposition, and those no oracle graph fires). Left out: pad_mm's patterns (they decide by timing kernels),
 // randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
