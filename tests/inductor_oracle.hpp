@@ -1,7 +1,8 @@
 #pragma once
 // What the Inductor parity tests share: the oracle's results (tests/data/inductor, written by
-// tools/oracle/inductor_oracle.py), per-entry counts, a graph as lines independent of the new
-// nodes' names, and the post-grad graphs' tensor metadata put back on their FX text.
+// tools/oracle/inductor_oracle.py) and its joint graphs, per-entry counts and their check
+// against a pass's stats, a graph as lines independent of the new nodes' names, and the
+// post-grad graphs' tensor metadata put back on their FX text.
 // Include once per test program: it compiles Boost.JSON's sources in.
 #include <boost/json/src.hpp>
 

@@ -80,8 +80,8 @@
 // divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
 // and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
 // the other training forms (those with dropout, which Inductor replaces by its traced math
-// decomposition, and those no oracle graph fires). Left out: pad_mm's patterns (they decide by timing kernels),
-// randperm_index_pattern (see inductor_misc.hpp).
+// decomposition, and those no oracle graph fires). Left out: pad_mm's patterns (they decide by
+// timing kernels), randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
 // (bmm_to_mm's first check) is not in the graph formats ctmatch reads.
