@@ -863,12 +863,8 @@ constexpr auto sfdp_training(Scale scale) {
       sfdp_operand<C>(sfdp_permuted_if<P>(sfdp_key_t<F.kv>())).template named<"sfdp_k_view">().template users<2>();
   auto v_view = sfdp_operand<C>(sfdp_training_value<F>()).template named<"sfdp_v_view">().template users<2>();
   // the forward; in float16 the scores cast to float32 for the softmax
-  auto scores = sfdp_cast_if<H>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _)));
-  auto exp = aten::exp(aten::sub.Tensor(scores.template named<"sfdp_scores">().template users<2>(),
-                                        ops::amax("sfdp_scores"_x, _, sfdp_keep_amax)))
-                 .template named<"sfdp_exp">()
-                 .template users<2>();
-  auto softmax = aten::div.Tensor(exp, aten::sum.dim_IntList("sfdp_exp"_x, _, sfdp_keep_sum));
+  auto softmax =
+      sfdp_softmax(sfdp_cast_if<H>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _))));
   // w: what the backward reads. The float16 forms of 1, 2 and 11 cast the weights back to
   // float16 (the product and a cast to float32 for the backward read them); the forms with the
   // weights' own cast read the softmax itself three times (that cast, and the backward twice).
