@@ -6,7 +6,9 @@
 // on these four: joint changes none of them). Counters: the entries' handler calls, as Inductor
 // counts them (matches + unchanged: they equal its `matched` where every entry that fires is
 // ported), and `inductor_ms`, Inductor's time for its whole pass on the same graph (joint.json's
-// median_s, taken on the GPU machine's CPU), where the oracle recorded it.
+// median_s, taken on the GPU machine's CPU), where the oracle recorded it. To pair both sides
+// in one run on one machine, point CTMATCH_INDUCTOR_TIMES at the joint.json an oracle run just
+// wrote (`inductor_oracle.py --passes joint --only gpt2 bert llama resnet18 --out DIR`).
 //
 //   bench_inductor_rules --benchmark_filter='joint/'     (early/, late/)
 #include <benchmark/benchmark.h>
@@ -14,6 +16,7 @@
 #include <boost/json/src.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -65,7 +68,8 @@ void add(const char* pass, const char* name, Set rules, const Graph& g, const bo
 const bool registered = [] {
   schema::ensure_builtin_schemas();
   static std::map<std::string, Graph> graphs;
-  static const boost::json::value joint = boost::json::parse(io::read_file(oracle + "/joint.json"));
+  const char* times = std::getenv("CTMATCH_INDUCTOR_TIMES");
+  static const boost::json::value joint = boost::json::parse(io::read_file(times ? times : oracle + "/joint.json"));
   for (const char* name : {"gpt2", "bert", "llama", "resnet18"}) {
     const Graph& g = graphs.emplace(name, io::read_graph_file(oracle + "/joint/" + name + ".export.fx.txt")).first->second;
     const boost::json::object& rec = joint.at("graphs").at(name).as_object();
