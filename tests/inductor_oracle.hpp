@@ -28,10 +28,13 @@ inline const fs::path dir = fs::path(CTMATCH_TEST_DATA) / "inductor";
 
 inline boost::json::value read_json(const fs::path& p) { return boost::json::parse(io::read_file(p.string())); }
 
-/// Per-entry counts by entry name (the part of the oracle's key before ':').
-inline std::map<std::string, std::size_t> counts(const boost::json::object& per_entry) {
+/// A record's per-entry counts by entry name (the part of the oracle's key before ':'); none
+/// where the record has no "per_entry".
+inline std::map<std::string, std::size_t> counts(const boost::json::object& rec) {
   std::map<std::string, std::size_t> out;
-  for (const auto& [k, v] : per_entry) {
+  const auto* per_entry = rec.if_contains("per_entry");
+  if (!per_entry) return out;
+  for (const auto& [k, v] : per_entry->as_object()) {
     std::string name(k);
     out[name.substr(0, name.find(':'))] += static_cast<std::size_t>(v.as_int64());
   }
@@ -44,12 +47,15 @@ inline const boost::json::object& joint_graphs() {
   return v.at("graphs").as_object();
 }
 
+/// The FX text of the joint oracle graph `name`: every graph shipped has one (not seed_mlp).
+inline fs::path joint_fx_path(const std::string& name) { return dir / "joint" / (name + ".export.fx.txt"); }
+
 /// The joint oracle graph `name` as the joint pass sees it: its torch.export JSON where shipped
 /// (it has the metadata the handlers read), else its FX text.
 inline Graph joint_graph(const std::string& name) {
   const fs::path json = dir / "joint" / (name + ".export.json");
   if (fs::exists(json)) return io::read_graph_file(json.string());
-  return io::read_graph_file((dir / "joint" / (name + ".export.fx.txt")).string());
+  return io::read_graph_file(joint_fx_path(name).string());
 }
 
 /// Checks ctmatch's counts against Inductor's, rule by rule: Inductor counts every handler call,

@@ -20,12 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path oracle = inductor_oracle::dir;
 
-/// Inductor's per-entry counts of a graph.
-std::map<std::string, std::size_t> inductor_counts(const boost::json::object& rec) {
-  if (const auto* pe = rec.if_contains("per_entry")) return inductor_oracle::counts(pe->as_object());
-  return {};
-}
-
 template <class Set>
 bool ported(const Set& set, const std::string& entry) {
   for (std::size_t i = 0; i < Set::size; ++i)
@@ -92,7 +86,7 @@ void check_refused_on_cuda(const std::string& name, std::string_view rule) {
 
 /// The FX text of oracle graph `name`.
 std::string oracle_text(const std::string& name) {
-  return io::read_file((oracle / "joint" / (name + ".export.fx.txt")).string());
+  return io::read_file(inductor_oracle::joint_fx_path(name).string());
 }
 /// FX text (an oracle graph's, edited) with the metadata of the oracle graph `name`'s inputs.
 Graph with_inputs_meta(const std::string& fx, const std::string& name) {
@@ -120,13 +114,13 @@ TEST_CASE("inductor_joint: per-entry counts equal Inductor's on every oracle gra
   std::size_t graphs = 0, counted = 0, skipped = 0;
   for (const auto& [key, rec] : joint_graphs()) {
     std::string name(key);
-    if (!fs::exists(oracle / "joint" / (name + ".export.fx.txt"))) continue;  // seed_mlp: not shipped
+    if (!fs::exists(inductor_oracle::joint_fx_path(name))) continue;
     CAPTURE(name);
     Graph g = joint_graph(name);
     PassOptions o;
     o.verify_after_pass = true;
     PassStats st = sweep(g, set, o);
-    std::map<std::string, std::size_t> expected = inductor_counts(rec.as_object());
+    std::map<std::string, std::size_t> expected = inductor_oracle::counts(rec.as_object());
     // An entry not ported that fired (an SDPA pattern) may have rewritten what the ported ones
     // then saw: such a graph says nothing about them.
     bool unported_fired = false;
@@ -153,7 +147,7 @@ TEST_CASE("inductor_joint: graphs only ported entries change come out as Inducto
     const auto& r = rec.as_object();
     if (!r.if_contains("changed") || !r.at("changed").as_bool()) continue;
     bool only_ported = true;
-    for (const auto& [entry, count] : inductor_counts(r)) only_ported &= count == 0 || ported(set, entry);
+    for (const auto& [entry, count] : inductor_oracle::counts(r)) only_ported &= count == 0 || ported(set, entry);
     if (!only_ported) continue;
     CAPTURE(name);
     Graph g = joint_graph(name);

@@ -37,7 +37,7 @@ Parity check_parity(const Set& set, const char* key, const char* suffix, Input i
   for (const auto& [k, rec] : joint_graphs()) {
     const std::string name(k);
     const auto* r = rec.as_object().if_contains(key);
-    if (!r || !fs::exists(oracle / "joint" / (name + ".export.fx.txt"))) continue;  // seed_mlp: not shipped
+    if (!r || !fs::exists(inductor_oracle::joint_fx_path(name))) continue;
     CAPTURE(name);
     const auto& pass = r->as_object();
     REQUIRE(!pass.contains("error"));
@@ -46,7 +46,7 @@ Parity check_parity(const Set& set, const char* key, const char* suffix, Input i
     PassOptions o;
     o.verify_after_pass = true;
     const PassStats st = sweep(g, set, o);
-    p.counted += inductor_oracle::check_counts(st, inductor_oracle::counts(pass.at("per_entry").as_object()));
+    p.counted += inductor_oracle::check_counts(st, inductor_oracle::counts(pass));
     if (pass.at("changed").as_bool()) {
       const Graph after = io::read_graph_file((oracle / "joint" / (name + suffix)).string());
       CHECK(canonical(g) == canonical(after));
