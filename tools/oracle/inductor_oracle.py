@@ -205,7 +205,8 @@ def sfdp_graphs(scalars_as_constants=False, no_dropout=False, training=False):
     named NAME_scalar_nodrop; only the forms with a dropout), the dropout is left out instead
     of exported as the clone a dropout of p = 0 becomes: fuse_attention registers those forms
     with p = 0 and their trees hold no clone (an inference model has no dropout there). With
-    training, the training forms instead, their floating-point inputs requiring grad."""
+    training, the training forms instead, their inputs requiring grad where fuse_attention's
+    example inputs do (query, key and value; not masks or scales)."""
     from torch._inductor.fx_passes import fuse_attention as fa
     gen = fa._get_sfdp_patterns
     forms = list(gen(torch.device("cpu")) if inspect.signature(gen).parameters else gen())
@@ -233,13 +234,19 @@ def sfdp_graphs(scalars_as_constants=False, no_dropout=False, training=False):
         else:
             names = params[:len(ex)]
 
+        # Gradients where fuse_attention's own example inputs ask for them (query, key and
+        # value): a mask requiring grad adds its gradient to the joint graph's outputs, a tree
+        # no training form has. (Every floating input of more than 0 dimensions where none asks.)
+        asked = any(isinstance(t, torch.Tensor) and t.requires_grad for t in ex)
+
         def fill(t):
             if not isinstance(t, torch.Tensor):
                 return t
             if t.dtype == torch.bool:
                 return torch.rand(t.shape) > 0.5
             r = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype).normal_()
-            return r.requires_grad_(training and r.is_floating_point() and r.dim() > 0)
+            grad = t.requires_grad if asked else r.dim() > 0
+            return r.requires_grad_(training and grad and r.is_floating_point())
 
         tensors = tuple(fill(t) for t in ex)
 
