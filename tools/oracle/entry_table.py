@@ -284,8 +284,8 @@ def status(n, x, joint_index=None, covered_by=None, fired=True):
         what = ("with dropout, which Inductor replaces by its traced math decomposition (the mask from rand "
                 "and gt, the softmax and its backward spelled out)" if "aten.rand" in x["pattern"] else
                 "(the attention and the gradients; Inductor replaces it by the traced joint of the fused kernel)")
-        return (f"not yet: SDPA training form {what}; the port's translation unit has no room for it (about "
-                "2.3 s of compile time a form, at 51 s of its 60: RESULTS.md, \"The port's compile time\")")
+        return (f"not yet: SDPA training form {what}; waits for compile-time room in the port's translation "
+                "unit (RESULTS.md, \"The port's compile time\")")
     for prefix, why in NOT_YET.items():
         if n.startswith(prefix):
             return why
