@@ -38,7 +38,7 @@ int main() {
   auto rules = rule_set(fuse_requant);
   PassStats st = sweep(g, rules);
   for (const RuleStats& r : st.by_name())
-    std::printf("%s: %zu match(es), %zu node(s) added, %zu removed\n", r.name.c_str(), r.matches, r.nodes_added,
+    std::printf("%.*s: %zu match(es), %zu node(s) added, %zu removed\n", static_cast<int>(r.name.size()), r.name.data(), r.matches, r.nodes_added,
                 r.nodes_removed);
   std::printf("nodes %zu -> %zu\n", st.nodes_before, st.nodes_after);
 

@@ -65,7 +65,7 @@ inline std::size_t check_counts(const PassStats& st, std::map<std::string, std::
   std::size_t counted = 0;
   for (const RuleStats& r : st.by_name()) {
     CAPTURE(r.name);
-    CHECK(r.matches + r.unchanged == expected[r.name]);
+    CHECK(r.matches + r.unchanged == expected[std::string(r.name)]);
     CHECK(r.failed == 0);
     counted += r.matches + r.unchanged;
   }

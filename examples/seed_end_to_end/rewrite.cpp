@@ -146,7 +146,7 @@ RewrittenGraph rewrite(Graph g) {
   char line[160];
   for (const RuleStats& rs : st.by_name()) {
     if (rs.matches == 0) continue;
-    std::snprintf(line, sizeof line, "  rule %-14s %zu match(es), %zu node(s) added, %zu removed\n", rs.name.c_str(),
+    std::snprintf(line, sizeof line, "  rule %-14.*s %zu match(es), %zu node(s) added, %zu removed\n", static_cast<int>(rs.name.size()), rs.name.data(),
                   rs.matches, rs.nodes_added, rs.nodes_removed);
     r.pass_report += line;
     if (rs.name == "mm_scale_cast") r.mm_scale_cast_matches += rs.matches;

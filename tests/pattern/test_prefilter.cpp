@@ -110,3 +110,25 @@ TEST_CASE("might_match never turns away a match on the real graphs, and does tur
     if (std::string(file).starts_with("gpt2") || std::string(file).starts_with("bert")) CHECK(rejected > 0);
   }
 }
+
+TEST_CASE("might_match sees through where(): a call with a predicate is still that call") {
+  schema::ensure_builtin_schemas();
+  Graph g;
+  NodeId x = g.placeholder("x");
+  NodeId v1 = g.call(id_of(aten::view), {ref(x), ints({8})});
+  NodeId v2 = g.call(id_of(aten::view), {ref(v1), ints({2, 4})});
+  g.output({ref(v2)});
+  // The first op-call argument carries a predicate: its op is still looked at.
+  constexpr auto inner_where = aten::view(aten::view("x"_x, _).where([](const Node&) { return true; }), _);
+  CHECK_FALSE(pattern::might_match(inner_where, g, v1));
+  CHECK(pattern::might_match(inner_where, g, v2));
+  CHECK(match(inner_where, g, v2));
+  // The root carries one that fails: the prefilter does not run it (the match does).
+  constexpr auto root_where = aten::view(aten::view("x"_x, _), _).where([](const Node&) { return false; });
+  CHECK_FALSE(pattern::might_match(root_where, g, v1));
+  CHECK(pattern::might_match(root_where, g, v2));
+  CHECK_FALSE(match(root_where, g, v2));
+  // A slot with a predicate is no op call: nothing to look at.
+  constexpr auto slot_where = aten::view(slot<"in", Value>.where([](const Value&) { return true; }), _);
+  CHECK(pattern::might_match(slot_where, g, v1));
+}

@@ -2,7 +2,10 @@
 // semantics, fixpoint, dispatch and rule order, statistics, explain.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <set>
+
+#include <ctmatch/pattern.hpp>
 
 #include "hand_rules.hpp"
 
@@ -450,6 +453,68 @@ TEST_CASE("a rule set's dispatch table follows rules switched on and off") {
   CHECK(both.dispatch_table().rules_for(view_op()).size() == 1);
   CHECK(both.dispatch_table().rules_for(permute_op()).size() == 1);
   CHECK(both.dispatch_table().rules_for(permute_op())[0] == 2);
+}
+
+namespace {
+/// What DispatchTable::build reads of a set: rules with root ops, all enabled.
+struct RootsOnly {
+  std::vector<OpId> ops;
+  std::span<const OpId> root_ops() const { return ops; }
+};
+struct RootsOnlySet {
+  std::vector<RootsOnly> rules;
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = 0; i < rules.size(); ++i) f(rules[i], i);
+  }
+  bool enabled(std::size_t) const { return true; }
+};
+}  // namespace
+
+TEST_CASE("a dispatch table's candidates: the ids whose op has rules, with few root ops or many") {
+  // A set rooted at up to four ops is scanned eight ids at a time, a larger one through the
+  // per-op table: both give every id whose op some rule has, in order, whatever the length.
+  std::mt19937 rng(7);
+  for (std::size_t roots = 1; roots <= 6; ++roots) {
+    RootsOnlySet set;
+    for (std::size_t k = 0; k < roots; ++k) set.rules.push_back({{static_cast<OpId>(3 * k + 1)}});
+    set.rules.push_back({{1}});  // an op two rules share counts once
+    const DispatchTable table(set);
+    for (std::size_t length : {0, 1, 7, 8, 9, 16, 37, 300}) {
+      std::vector<OpId> ops(length);
+      for (OpId& op : ops) op = rng() % 5 == 0 ? no_op : static_cast<OpId>(rng() % 20);
+      std::vector<NodeId> want;
+      for (std::size_t i = 0; i < length; ++i)
+        if (!table.rules_for(ops[i]).empty()) want.push_back(static_cast<NodeId>(100 + i));
+      std::vector<NodeId> got(length + 1);
+      got.resize(static_cast<std::size_t>(table.candidates(ops, 100, got.data()) - got.data()));
+      CAPTURE(roots);
+      CAPTURE(length);
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("a pass names its rules with views that outlive the rule set, copied from no constant name") {
+  PassStats st;
+  {
+    auto rules = rule_set(ViewView<>{}, PermuteIdentity{});
+    Graph g = view_chain(3);
+    st = sweep(g, rules, checked());
+  }
+  REQUIRE(st.rules.size() == 2);
+  CHECK(st.rules[0].name == "view_view");  // a name() that is no constant: interned
+  CHECK(st.rules[1].name == "permute_identity");
+  CHECK(st.rules[0].matches == 1);
+  CHECK(interned_rule_name(std::string("a rule name longer than a short string")).data() ==
+        interned_rule_name("a rule name longer than a short string").data());
+  // A PatternRule's name is a constant: the statistics point at it (whether or not it fires).
+  using namespace ctmatch::dsl;
+  constexpr auto rule = rewrite<"view_of_view_by_pattern">(aten::view(aten::view("x"_x, _), "shape"_x), aten::view("x"_x, "shape"_x));
+  Graph g = view_chain(2);
+  PassStats own = sweep(g, rule_set(rule), checked());
+  CHECK(own.rules[0].name == "view_of_view_by_pattern");
+  CHECK(own.rules[0].name.data() == decltype(rule)::name().data());
 }
 
 TEST_CASE("sweep over a graph larger than the caches, where rewrites prefetch what they touch") {

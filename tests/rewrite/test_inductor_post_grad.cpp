@@ -39,8 +39,8 @@ std::array<std::map<std::string, std::size_t>, 3> ours(Graph& g, bool rewrite) {
   std::array<std::map<std::string, std::size_t>, 3> out;
   PassOptions o;
   o.verify_after_pass = true;
-  for (const RuleStats& r : sweep(h, rules::inductor_post_grad_pass1(), o).by_name()) out[1][r.name] += r.matches + r.unchanged;
-  for (const RuleStats& r : sweep(h, rules::inductor_post_grad_pass2(), o).by_name()) out[2][r.name] += r.matches + r.unchanged;
+  for (const RuleStats& r : sweep(h, rules::inductor_post_grad_pass1(), o).by_name()) out[1][std::string(r.name)] += r.matches + r.unchanged;
+  for (const RuleStats& r : sweep(h, rules::inductor_post_grad_pass2(), o).by_name()) out[2][std::string(r.name)] += r.matches + r.unchanged;
   return out;
 }
 }  // namespace

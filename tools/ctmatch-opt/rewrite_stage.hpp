@@ -133,7 +133,7 @@ inline std::string report_text(const RewriteReport& r, const Graph& g) {
   out += t;
   for (const RuleStats& s : r.stats.by_name()) {
     if (!s.matches && !s.refused && !s.failed && !s.unchanged) continue;
-    out += "  " + s.name + ": " + std::to_string(s.matches) + " at";
+    out += "  " + std::string(s.name) + ": " + std::to_string(s.matches) + " at";
     std::vector<std::string> names;
     for (NodeId id : s.roots) names.emplace_back(g[id].name());
     for (const std::string& n : names) out += " " + n;

@@ -41,6 +41,22 @@ PORTED_JOINT_INDEX = {
     82: "yes (float16 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
     85: "yes (float16 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
     86: "yes (float16 training form, CPU replacement: the flash kernel and its backward): `rules::inductor_joint()`",
+    21: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    34: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    50: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    52: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    54: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    56: "yes (float32 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    77: "yes (float16 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
+    90: "yes (float16 training form with a mask, CPU replacement: the flash kernel and its backward, given the mask): "
+        "`rules::inductor_joint()`",
     15: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     17: "yes (float32 inference form, CPU replacement): `rules::inductor_joint()`",
     71: "yes (float16 inference form, CPU replacement): `rules::inductor_joint()`",

@@ -9,6 +9,7 @@
 // view(expand(weights)), ...))) part further down, and a root that passes the first level
 // passes it for every rule of the family.
 //
+// A call with a `.where()` predicate counts as the call (the predicate runs after it matched).
 // It does not check the root's own op (drivers dispatch on it), and says true whenever it
 // cannot look: alternatives at the top, a commutative root (the call may be either operand), a
 // root with no argument that is a plain op call. With several roots (multi), it tests the
@@ -31,6 +32,9 @@ template <class OpT, class Opts, class Label, class... A>
 struct call_op<Call<OpT, Opts, Label, A...>> {
   using type = OpT;
 };
+/// A call with a where() predicate is still that call.
+template <class E, class F>
+struct call_op<Where<E, F>> : call_op<E> {};
 template <class Arg>
 using is_call_arg = mp::mp_bool<!std::is_void_v<typename call_op<typename Arg::elem>::type>>;
 
@@ -46,6 +50,8 @@ template <class P, class F, int Depth>
 struct prefilter<Checked<P, F>, Depth> : prefilter<P, Depth> {};
 template <class P, int Depth>
 struct prefilter<SingleUse<P>, Depth> : prefilter<P, Depth> {};
+template <class E, class F, int Depth>
+struct prefilter<Where<E, F>, Depth> : prefilter<E, Depth> {};  // the predicate runs after the structure
 template <class First, class... More, int Depth>
 struct prefilter<Multi<First, More...>, Depth> : prefilter<First, Depth> {};
 template <class OpT, class Opts, class Label, class... A, int Depth>

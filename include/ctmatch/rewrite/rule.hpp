@@ -4,7 +4,9 @@
 //
 // A rule
 //   - has a name (`name()`), reported in the statistics; two rules may share one name (Inductor
-//     registers mm_bias twice, once per operand order, and counts both as `mm_bias`);
+//     registers mm_bias twice, once per operand order, and counts both as `mm_bias`). A static
+//     constexpr name() (a PatternRule's) is reported as it is; any other is copied once into a
+//     pool for the program's life (stats.hpp), so that no pass makes a string per rule;
 //   - names its root op(s) (`root_ops()`): the driver tries it only on nodes with one of these
 //     ops, through a table indexed by op id;
 //   - matches at a root node (`match(graph, root, m, why)`): checks the structure and the rule's

@@ -5,6 +5,8 @@
 // the iteration cap was hit.
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +15,30 @@
 
 namespace ctmatch {
 
+/// `name` as a view that lives as long as the program, for a rule whose name is made when asked
+/// (std::string): kept once in a pool that is never freed. The statistics hold views, so that a
+/// pass makes no string per rule: the names of PatternRules are constants already.
+inline std::string_view interned_rule_name(std::string_view name) {
+  static std::mutex lock;
+  static std::set<std::string, std::less<>> pool;
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = pool.find(name);
+  if (it == pool.end()) it = pool.emplace(name).first;
+  return *it;
+}
+
+/// The name a pass reports for rule `r`: its name() itself where that is a constant (a view of
+/// static storage), else interned.
+template <class R>
+std::string_view rule_stats_name(const R& r) {
+  if constexpr (requires { typename std::bool_constant<(std::string_view(R::name()).size(), true)>; })
+    return R::name();
+  else
+    return interned_rule_name(std::string_view(r.name()));
+}
+
 struct RuleStats {
-  std::string name;
+  std::string_view name;          // valid for the whole program (rule_stats_name)
   std::size_t matches = 0;        // rewrites applied (committed)
   std::size_t nodes_added = 0;
   std::size_t nodes_removed = 0;
@@ -74,14 +98,14 @@ struct PassStats {
   std::map<std::string, std::size_t> matches() const {
     std::map<std::string, std::size_t> m;
     for (const RuleStats& r : rules)
-      if (r.matches) m[r.name] += r.matches;
+      if (r.matches) m[std::string(r.name)] += r.matches;
     return m;
   }
   /// Rule name -> sorted names of the roots it fired on (as expected_dev.json lists them).
   std::map<std::string, std::vector<std::string>> root_names(const Graph& g) const {
     std::map<std::string, std::vector<std::string>> m;
     for (const RuleStats& r : rules)
-      for (NodeId id : r.roots) m[r.name].emplace_back(g[id].name());
+      for (NodeId id : r.roots) m[std::string(r.name)].emplace_back(g[id].name());
     for (auto& [name, v] : m) std::sort(v.begin(), v.end());
     return m;
   }

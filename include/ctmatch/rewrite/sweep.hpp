@@ -20,13 +20,13 @@
 
 namespace ctmatch {
 
-/// Fills `stats.rules` with one entry per rule of the set, names set. Each entry is made in
-/// place, once (not a default entry copied and then renamed): every pass pays this.
+/// Fills `stats.rules` with one entry per rule of the set, names set: one allocation, for the
+/// entries (the names are views, see rule_stats_name). Every pass pays this.
 template <class Set>
 void init_rule_stats(const Set& set, PassStats& stats) {
   stats.rules.clear();
-  stats.rules.reserve(Set::size);
-  set.for_each([&](const auto& r, std::size_t) { stats.rules.emplace_back().name = r.name(); });
+  stats.rules.resize(Set::size);
+  set.for_each([&](const auto& r, std::size_t i) { stats.rules[i].name = rule_stats_name(r); });
 }
 
 namespace detail {

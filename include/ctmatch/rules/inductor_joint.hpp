@@ -63,9 +63,10 @@
 //                      and v'; float32 (21-23) and float16 forms, with and without the clones;
 //                      25-27 refused on cuda  ->  the permuted inputs into the CPU flash kernel
 //                      with scale 1
-//   _sfdp_pattern_1, 2, 8, 10, 11 (float32, float16), 23 (float32), training forms: the
-//                      attention and the gradients of query, key and value in the joint graph
-//                      (a multi-root pattern)  ->  the CPU flash kernel and its backward
+//   _sfdp_pattern_1, 2, 5, 8, 10, 11, 14 (float32, float16), 21, 22, 23 (float32), training
+//                      forms: the attention and the gradients of query, key and value in the
+//                      joint graph (a multi-root pattern)  ->  the CPU flash kernel and its
+//                      backward (given the mask where the pattern adds one)
 //   randperm_index_add_pattern  see inductor_misc.hpp (registered in this pass and post-grad's)
 //
 // The inference forms of patterns 3 and 12 have the tree and check of 1 and 11, which come
@@ -80,7 +81,7 @@
 // divisors with it (the oracle shows 7 taking pattern 11's float16 module, q k^T / 2 with d = 16,
 // and 5 taking 16's batch-1 module), and the port keeps those results. Not yet (see the table):
 // the other training forms (those with dropout, which Inductor replaces by its traced math
-// decomposition, and those no oracle graph fires). Left out: pad_mm's patterns (they decide by
+// decomposition, 24's, and those no oracle graph fires). Left out: pad_mm's patterns (they decide by
 // timing kernels), randperm_index_pattern (see inductor_misc.hpp).
 // Inductor's trees also fail a node whose positional arity differs from the tree's (an `expand`
 // written with implicit=False); `_` here accepts that. Inductor's node flag for FlexGEMM bodies
@@ -799,8 +800,9 @@ inline constexpr auto sfdp_24_half = rewrite<"_sfdp_pattern_24[_sfdp_extra_check
 // roots' uses: what Inductor traces from the joint of _scaled_dot_product_attention there
 // (tests/data/inductor/training, the oracle's joint graphs inside torch.compile). One template
 // spells the forms whose replacement is the flash kernel, an SdpaTrainingForm telling them
-// apart. Ported: patterns 1, 2, 8, 10 and 11 in float32 and float16, 23 in float32 (its
-// float16 modules are taken by pointless_convert first). The forms with dropout (3, 4, 7, 9,
+// apart. Ported: patterns 1, 2, 5, 8, 10, 11 and 14 in float32 and float16, 21, 22 and 23 in
+// float32 (23's float16 modules are taken by pointless_convert first; 21's and 22's reach the
+// pass in no oracle graph). The forms with dropout (3, 4, 7, 9,
 // 12, 13, 27) are replaced by Inductor's math decomposition instead, and are not ported yet.
 
 /// Where a training form scales: nowhere (23), the scores and again their gradient (1, 2, 8,
@@ -812,7 +814,8 @@ struct SdpaTrainingForm {
   bool contiguous = false;  // each product's operand cloned contiguous
   bool half = false;        // float16: the softmax in float32 between casts, forward and backward
   bool weights_cast = false;  // the weights cast before the product (`attn_weight.to(...)`: 8, 10)
-  bool kv = false;            // the permuted key and value returned too, as further roots (23)
+  bool kv = false;            // the permuted key and value returned too, as further roots (22, 23)
+  bool mask = false;          // an additive attn_mask after the scaling (5, 14, 21, 22), no gradient of its own
   SdpaScaleAt scale_at = SdpaScaleAt::none;
 };
 
@@ -826,6 +829,11 @@ constexpr auto sfdp_apply_if(F f, X x) {
 template <bool Permuted, class X>
 constexpr auto sfdp_permuted_if(X x) {
   return sfdp_apply_if<Permuted>([](auto y) { return aten::permute(y, _); }, x);
+}
+/// x + attn_mask where Mask, else x.
+template <bool Mask, class X>
+constexpr auto sfdp_masked_if(X x) {
+  return sfdp_apply_if<Mask>([](auto y) { return aten::add.Tensor(y, slot<"attn_mask", Value>); }, x);
 }
 /// x cast by convert_element_type where Cast, else x.
 template <bool Cast, class X>
@@ -862,9 +870,9 @@ constexpr auto sfdp_training(Scale scale) {
   auto k_view =
       sfdp_operand<C>(sfdp_permuted_if<P>(sfdp_key_t<F.kv>())).template named<"sfdp_k_view">().template users<2>();
   auto v_view = sfdp_operand<C>(sfdp_training_value<F>()).template named<"sfdp_v_view">().template users<2>();
-  // the forward; in float16 the scores cast to float32 for the softmax
-  auto softmax =
-      sfdp_softmax(sfdp_cast_if<H>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _))));
+  // the forward; the mask added after the scaling; in float16 the scores cast to float32 for the softmax
+  auto softmax = sfdp_softmax(sfdp_cast_if<H>(
+      sfdp_masked_if<F.mask>(sfdp_apply_if<at_scores>(scale, aten::view(aten::bmm(q_view, k_view), _)))));
   // w: what the backward reads. The float16 forms of 1, 2 and 11 cast the weights back to
   // float16 (the product and a cast to float32 for the backward read them); the forms with the
   // weights' own cast read the softmax itself three times (that cast, and the backward twice).
@@ -893,58 +901,81 @@ constexpr auto sfdp_training(Scale scale) {
   else return single_use(multi(out, grad_q, grad_k, grad_v));
 }
 
-/// On CPU: the flash kernel (with `scale` where given) and its backward on the output's
-/// gradient; the attention and the three gradients take the roots' uses. A permuted form's
-/// kernels read the inputs permuted (0, 2, 1, 3), and its gradients are permuted back, value's
-/// first (as autograd traces them); with F.kv the new permuted key and value take the old ones'.
+/// The kernels of a training form's replacement on CPU: the flash kernel and its backward on
+/// the output's gradient `grad`, each given `mask` and `scale` where there are. `results` holds
+/// the roots' nodes on entry and the nodes that take their uses on return: the attention, with
+/// `kv` the new permuted key and value, then the three gradients. With `permuted` the kernels
+/// read the inputs permuted (0, 2, 1, 3) and the gradients are permuted back, value's first (as
+/// autograd traces them). One function for every form: the forms differ only in these values.
+inline void sfdp_training_kernels_cpu(RewriteBuilder& b, bool permuted, bool kv, NodeId q, NodeId k, NodeId v,
+                                      NodeId grad, std::optional<NodeId> mask, std::optional<double> scale,
+                                      std::span<NodeId> results) {
+  static const OpId flash = decltype(ops::sdpa_flash_cpu)::id(), backward = decltype(ops::sdpa_flash_cpu_backward)::id(),
+                    item = decltype(getitem)::id();
+  const Graph& g = b.graph();
+  const std::size_t first_grad = kv ? 3 : 1;
+  std::vector<TensorMeta> metas;
+  for (NodeId r : results) metas.push_back(g[r].meta());
+  if (permuted) q = sfdp_permuted(b, q), k = sfdp_permuted(b, k), v = sfdp_permuted(b, v);
+  std::vector<Kwarg> kwargs;
+  if (mask) kwargs.push_back({"attn_mask", Value(NodeRef{*mask})});
+  if (scale) kwargs.push_back({"scale", Value(*scale)});
+  const NodeId attention = b.call(flash, {NodeRef{q}, NodeRef{k}, NodeRef{v}}, kwargs);
+  const NodeId out = b.call(item, {NodeRef{attention}, Value(std::int64_t{0})});
+  const NodeId logsumexp = b.call(item, {NodeRef{attention}, Value(std::int64_t{1})});
+  const NodeId grads = b.call(backward,
+                              {NodeRef{grad}, NodeRef{q}, NodeRef{k}, NodeRef{v}, NodeRef{out}, NodeRef{logsumexp},
+                               Value(0.0), Value(false)},
+                              std::move(kwargs));
+  results[0] = out;
+  if (kv) results[1] = k, results[2] = v;
+  for (std::size_t i = 0; i < 3; ++i)
+    results[first_grad + i] = b.call(item, {NodeRef{grads}, Value(static_cast<std::int64_t>(i))});
+  if (permuted)
+    for (std::size_t i = results.size() - 1; i >= first_grad; --i) results[i] = sfdp_permuted(b, results[i]);
+  for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = metas[i];
+}
+/// A training form's replacement: on CPU the kernels above, the mask (F.mask) cast to the
+/// query's dtype where it differs (`attn_mask.to(dtype=query.dtype)`); elsewhere unchanged.
 template <SdpaTrainingForm F, class M>
 auto sfdp_training_replace_cpu(const M& m, RewriteBuilder& b, std::optional<double> scale) {
-  constexpr std::size_t first_grad = F.kv ? 3 : 1;
   const Graph& g = b.graph();
-  NodeId q = get<"query">(m), k = get<"key">(m), v = get<"value">(m);
-  const auto roots = m.root_nodes();
-  if (!sfdp_on_cpu(g, q)) return roots;
-  if constexpr (F.permuted) q = sfdp_permuted(b, q), k = sfdp_permuted(b, k), v = sfdp_permuted(b, v);
-  const NodeId attention = scale ? make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v), "scale"_kw = *scale))
-                                 : make(b, ops::sdpa_flash_cpu(use(q), use(k), use(v)));
-  const NodeId out = make(b, getitem(use(attention), 0));
-  const NodeId logsumexp = make(b, getitem(use(attention), 1));
-  auto backward = [&](auto... scale_kw) {
-    return make(b, ops::sdpa_flash_cpu_backward(use(get<"tangents_1">(m)), use(q), use(k), use(v), use(out),
-                                                use(logsumexp), 0.0, false, scale_kw...));
-  };
-  const NodeId grads = scale ? backward("scale"_kw = *scale) : backward();
-  auto results = roots;
-  results[0] = out;
-  if constexpr (F.kv) results[1] = k, results[2] = v;
-  for (std::size_t i = 0; i < 3; ++i) results[first_grad + i] = make(b, getitem(use(grads), static_cast<std::int64_t>(i)));
-  if constexpr (F.permuted)
-    for (std::size_t i = results.size() - 1; i >= first_grad; --i) results[i] = sfdp_permuted(b, results[i]);
-  for (std::size_t i = 0; i < results.size(); ++i) b.meta(results[i]) = g[roots[i]].meta();
+  const NodeId q = get<"query">(m);
+  auto results = m.root_nodes();
+  if (!sfdp_on_cpu(g, q)) return results;
+  std::optional<NodeId> mask;
+  if constexpr (F.mask) {
+    mask = get<"attn_mask">(m).node();
+    if (g[*mask].meta().dtype != g[q].meta().dtype)
+      mask = make(b, ops::convert_element_type(use(*mask), *g[q].meta().dtype));
+  }
+  sfdp_training_kernels_cpu(b, F.permuted, F.kv, q, get<"key">(m), get<"value">(m), get<"tangents_1">(m), mask, scale,
+                            results);
   return results;
 }
 
-/// A training form with a number for its scale (patterns 1, 2, 11): `scale_factor`, divided by
-/// or multiplied with, checked by _sfdp_extra_check and given to the kernels.
+/// A training form with a number for its scale (patterns 1, 2, 11, 14): `scale_factor`,
+/// divided by or multiplied with, checked by _sfdp_extra_check and given to the kernels.
 template <SdpaTrainingForm F, bool Divides>
 constexpr auto sfdp_training_scaled() {
   constexpr auto scale = [](auto x) {
     if constexpr (Divides) return aten::div.Tensor(x, slot<"scale_factor", Value>);
     else return aten::mul.Tensor(x, slot<"scale_factor", Value>);
   };
-  return extra_check(sfdp_training<F>(scale), sfdp_scaled_check<Divides>{});
+  return extra_check(sfdp_training<F>(scale), sfdp_scaled_check<Divides, F.mask>{});
 }
 template <SdpaTrainingForm F, bool Divides>
 inline constexpr auto sfdp_training_scaled_replace = [](const auto& m, RewriteBuilder& b) {
   return sfdp_training_replace_cpu<F>(m, b, sfdp_scale<Divides>(get<"scale_factor">(m)));
 };
-/// A training form under _sfdp_params_check (patterns 8, 10, 23): a divisor, where there is one,
-/// of any value, which the replacement ignores as 7's and 9's do (the kernels' default scale
-/// 1 / sqrt(d)); 23's kernels are given scale 1 (ScaleOne), as its inference forms are.
+/// A training form under _sfdp_params_check (patterns 5, 8, 10, 21-23): a divisor, where there
+/// is one, of any value, which the replacement ignores as 5's, 7's and 9's do (the kernels'
+/// default scale 1 / sqrt(d)); 21-23's kernels are given scale 1 (ScaleOne), as their inference
+/// forms are.
 template <SdpaTrainingForm F>
 constexpr auto sfdp_training_checked() {
   constexpr auto scale = [](auto x) { return aten::div.Tensor(x, _); };
-  return extra_check(sfdp_training<F>(scale), sfdp_params_check<false>{});
+  return extra_check(sfdp_training<F>(scale), sfdp_params_check<F.mask>{});
 }
 template <SdpaTrainingForm F, bool ScaleOne>
 inline constexpr auto sfdp_training_replace = [](const auto& m, RewriteBuilder& b) {
@@ -961,6 +992,13 @@ inline constexpr SdpaTrainingForm sfdp_form_8{
     .permuted = true, .contiguous = true, .half = Half, .weights_cast = true, .scale_at = At};
 template <bool Contiguous>
 inline constexpr SdpaTrainingForm sfdp_form_23{.permuted = true, .contiguous = Contiguous, .kv = true};
+template <bool Half>
+inline constexpr SdpaTrainingForm sfdp_form_5{.half = Half, .mask = true, .scale_at = SdpaScaleAt::scores};
+template <bool Half>
+inline constexpr SdpaTrainingForm sfdp_form_14{
+    .permuted = true, .contiguous = true, .half = Half, .mask = true, .scale_at = SdpaScaleAt::scores};
+template <bool Contiguous, bool KV>
+inline constexpr SdpaTrainingForm sfdp_form_21{.permuted = true, .contiguous = Contiguous, .kv = KV, .mask = true};
 
 template <bool Half>
 inline constexpr auto sfdp_1_training = rewrite<"_sfdp_pattern_1[fn]">(
@@ -983,6 +1021,21 @@ inline constexpr auto sfdp_10_training = rewrite<"_sfdp_pattern_10[_sfdp_params_
 template <bool Contiguous>
 inline constexpr auto sfdp_23_training = rewrite<"_sfdp_pattern_23[_sfdp_params_check]">(
     sfdp_training_checked<sfdp_form_23<Contiguous>>(), sfdp_training_replace<sfdp_form_23<Contiguous>, true>);
+// The masked forms: 5 (the mask added to q @ k^T / c), 14 (to q' @ k'^T / s, s a number), 21
+// and 22 (to q' @ k'^T, 22 also returning k' and v'; their float16 forms fire on no oracle graph).
+template <bool Half>
+inline constexpr auto sfdp_5_training = rewrite<"_sfdp_pattern_5[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_5<Half>>(), sfdp_training_replace<sfdp_form_5<Half>, false>);
+template <bool Half>
+inline constexpr auto sfdp_14_training = rewrite<"_sfdp_pattern_14[fn]">(
+    sfdp_training_scaled<sfdp_form_14<Half>, true>(), sfdp_training_scaled_replace<sfdp_form_14<Half>, true>);
+template <bool Contiguous>
+inline constexpr auto sfdp_21_training = rewrite<"_sfdp_pattern_21[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_21<Contiguous, false>>(),
+    sfdp_training_replace<sfdp_form_21<Contiguous, false>, true>);
+template <bool Contiguous>
+inline constexpr auto sfdp_22_training = rewrite<"_sfdp_pattern_22[_sfdp_params_check]">(
+    sfdp_training_checked<sfdp_form_21<Contiguous, true>>(), sfdp_training_replace<sfdp_form_21<Contiguous, true>, true>);
 }  // namespace inductor_joint_detail
 
 /// The ported entries of Inductor's joint-graph pattern pass, in its order.
@@ -990,16 +1043,17 @@ inline auto inductor_joint() {
   using namespace inductor_joint_detail;
   return rule_set(fix_iota_device, pointless_convert, bmm_to_mm, scatter_upon_const_tensor, sfdp_13, sfdp_13_half,
                   // float32 forms (a pattern's training form first, as fuse_attention registers them)
-                  sfdp_1_training<false>, sfdp_1, sfdp_2_training<false>, sfdp_2, sfdp_5, sfdp_7,
-                  sfdp_8_training<false>, sfdp_9, sfdp_10_training<false>, sfdp_11_training<false>, sfdp_11,
-                  sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19, sfdp_20, sfdp_21_form<true, false>,
-                  sfdp_21_form<false, false>, sfdp_22_form<true, false>, sfdp_22_form<false, false>,
+                  sfdp_1_training<false>, sfdp_1, sfdp_2_training<false>, sfdp_2, sfdp_5_training<false>, sfdp_5,
+                  sfdp_7, sfdp_8_training<false>, sfdp_9, sfdp_10_training<false>, sfdp_11_training<false>, sfdp_11,
+                  sfdp_14_training<false>, sfdp_14, sfdp_15, sfdp_18, sfdp_18_bs1, sfdp_19, sfdp_20,
+                  sfdp_21_training<true>, sfdp_21_form<true, false>, sfdp_21_training<false>, sfdp_21_form<false, false>,
+                  sfdp_22_training<true>, sfdp_22_form<true, false>, sfdp_22_training<false>, sfdp_22_form<false, false>,
                   sfdp_23_training<true>, sfdp_23_form<true, false>, sfdp_23_training<false>,
                   sfdp_23_form<false, false>, sfdp_24,
                   // float16 forms
-                  sfdp_1_training<true>, sfdp_1_half, sfdp_2_training<true>, sfdp_2_half, sfdp_5_half, sfdp_7_half,
-                  sfdp_8_training<true>, sfdp_9_half, sfdp_10_training<true>, sfdp_11_training<true>, sfdp_11_half,
-                  sfdp_14_half,
+                  sfdp_1_training<true>, sfdp_1_half, sfdp_2_training<true>, sfdp_2_half, sfdp_5_training<true>,
+                  sfdp_5_half, sfdp_7_half, sfdp_8_training<true>, sfdp_9_half, sfdp_10_training<true>,
+                  sfdp_11_training<true>, sfdp_11_half, sfdp_14_training<true>, sfdp_14_half,
                   sfdp_15_half, sfdp_18_half, sfdp_18_half_bs1, sfdp_19_half, sfdp_20_half, sfdp_21_form<true, true>,
                   sfdp_21_form<false, true>, sfdp_22_form<true, true>, sfdp_22_form<false, true>,
                   sfdp_23_form<true, true>, sfdp_23_form<false, true>, sfdp_24_half, sfdp_25_half_form<true>,
