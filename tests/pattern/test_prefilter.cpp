@@ -132,3 +132,20 @@ TEST_CASE("might_match sees through where(): a call with a predicate is still th
   constexpr auto slot_where = aten::view(slot<"in", Value>.where([](const Value&) { return true; }), _);
   CHECK(pattern::might_match(slot_where, g, v1));
 }
+
+TEST_CASE("first_test: the prefilter's first level as data, none where it cannot look") {
+  schema::ensure_builtin_schemas();
+  constexpr auto vv = aten::view(aten::view("x"_x, _), _);
+  CHECK(pattern::first_test(vv).index == 0);
+  CHECK(pattern::first_test(vv).op == id_of(aten::view));
+  constexpr auto bias_first = aten::add.Tensor("bias"_x, aten::mm("a"_x, "b"_x));
+  CHECK(pattern::first_test(bias_first).index == 1);
+  CHECK(pattern::first_test(bias_first).op == id_of(aten::mm));
+  // Through extra_check, single_use and where(), as might_match.
+  constexpr auto wrapped =
+      extra_check(single_use(bias_first.where([](const Node&) { return true; })), [](const auto&) { return true; });
+  CHECK(pattern::first_test(wrapped).index == 1);
+  CHECK(pattern::first_test(wrapped).op == id_of(aten::mm));
+  CHECK(pattern::first_test(bias_first.commutative()).index == pattern::FirstTest::npos);
+  CHECK(pattern::first_test(aten::view("x"_x, _)).index == pattern::FirstTest::npos);
+}

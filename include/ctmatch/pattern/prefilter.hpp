@@ -17,6 +17,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "call.hpp"
+#include "first_test.hpp"
 #include "match.hpp"
 #include "multi.hpp"
 
@@ -45,6 +46,7 @@ inline constexpr int prefilter_depth = 4;
 template <class P, int Depth = prefilter_depth>
 struct prefilter {
   static bool test(const Graph&, NodeId) { return true; }
+  static FirstTest first() { return {}; }
 };
 template <class P, class F, int Depth>
 struct prefilter<Checked<P, F>, Depth> : prefilter<P, Depth> {};
@@ -58,6 +60,14 @@ template <class OpT, class Opts, class Label, class... A, int Depth>
 struct prefilter<Call<OpT, Opts, Label, A...>, Depth> {
   using args = mp::mp_list<A...>;
   static constexpr std::size_t first_call = mp::mp_find_if<args, is_call_arg>::value;
+  static FirstTest first() {
+    if constexpr (Opts::commutative || first_call == sizeof...(A)) {
+      return {};
+    } else {
+      using Ak = mp::mp_at_c<args, first_call>;
+      return {Ak::index, call_op<typename Ak::elem>::type::id()};
+    }
+  }
   static bool test(const Graph& g, NodeId root) {
     if constexpr (Opts::commutative || first_call == sizeof...(A)) {
       return true;
@@ -75,6 +85,12 @@ struct prefilter<Call<OpT, Opts, Label, A...>, Depth> {
   }
 };
 }  // namespace detail
+
+/// The first level of might_match(p, ...) alone (see FirstTest).
+template <class P>
+FirstTest first_test(const P&) {
+  return detail::prefilter<P>::first();
+}
 
 /// False only when match(p, g, root) is sure to fail (see the top of this file).
 template <class P>

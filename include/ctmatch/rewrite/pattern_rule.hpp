@@ -66,6 +66,7 @@ struct PatternRule {
   }
   /// False only when match() would fail (pattern/prefilter.hpp): drivers test it inline first.
   bool might_match(const Graph& g, NodeId root) const { return pattern::might_match(pattern, g, root); }
+  pattern::FirstTest first_test() const { return pattern::first_test(pattern); }
   /// `why` is a Reason* (explain mode when set) or nullptr: the drivers pass the literal, and
   /// then the explaining matcher (as large as the matcher) is not compiled for the rule.
   template <class Why>

@@ -16,7 +16,8 @@
 //     `why` is null);
 //   - may offer `might_match(graph, root)`, false only when match() is sure to fail and cheap
 //     enough to test inline before it (most attempts fail; a failing one then costs a few
-//     loads, not the matcher's setup);
+//     loads, not the matcher's setup), and `first_test()`, its first level as data
+//     (pattern/first_test.hpp), which the sweep tests once for all the rules of a node;
 //   - builds its replacement (`replace(builder, m)`): creates new nodes through the builder,
 //     which inserts them just before the root, and returns the node that takes over every use
 //     of the root (a new node, or an existing one such as a leaf), or no_node to decline; the
@@ -55,6 +56,7 @@
 #include <utility>
 
 #include "../graph/graph.hpp"
+#include "../pattern/first_test.hpp"
 
 namespace ctmatch {
 
@@ -135,6 +137,15 @@ bool might_match(const R& rule, const Graph& g, NodeId root) {
     return rule.might_match(g, root);
   else
     return true;
+}
+
+/// The rule's first_test(), or none.
+template <class R>
+pattern::FirstTest first_test(const R& rule) {
+  if constexpr (requires { { rule.first_test() } -> std::same_as<pattern::FirstTest>; })
+    return rule.first_test();
+  else
+    return {};
 }
 
 /// Whether the rule's matched_nodes() are known to be distinct, without no_node, and last

@@ -66,8 +66,10 @@ class DispatchTable {
     });
     std::vector<std::pair<OpId, std::uint16_t>> pairs;
     pairs.reserve(source_.size());
+    std::vector<pattern::FirstTest> tests;
     OpId bound = 0;
     set.for_each([&](const auto& r, std::size_t i) {
+      tests.push_back(ctmatch::first_test(r));
       if (!set.enabled(i)) return;
       for (OpId op : std::span<const OpId>(r.root_ops())) {
         if (std::find(pairs.begin(), pairs.end(), std::pair{op, static_cast<std::uint16_t>(i)}) != pairs.end())
@@ -81,9 +83,13 @@ class DispatchTable {
       if (op != no_op) ++begin_[op + 1];
     for (OpId o = 0; o < bound; ++o) begin_[o + 1] += begin_[o];
     entries_.resize(begin_[bound]);
+    first_tests_.resize(begin_[bound]);
     std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
     for (auto [op, i] : pairs)  // pairs are in declaration order: rows stay in it
-      if (op != no_op) entries_[fill[op]++] = i;
+      if (op != no_op) {
+        first_tests_[fill[op]] = tests[i];
+        entries_[fill[op]++] = i;
+      }
     rooted_.assign(bound + 1, 0);  // the last entry stands for every op from `bound` on
     few_count_ = 0;
     for (OpId o = 0; o < bound; ++o) {
@@ -116,6 +122,11 @@ class DispatchTable {
   std::span<const std::uint16_t> rules_for(OpId op) const {
     if (op >= begin_.size() - 1) return {};
     return {entries_.data() + begin_[op], entries_.data() + begin_[op + 1]};
+  }
+  /// The first tests (pattern/first_test.hpp) of the rules rules_for(op) lists, in its order.
+  std::span<const pattern::FirstTest> first_tests_for(OpId op) const {
+    if (op >= begin_.size() - 1) return {};
+    return {first_tests_.data() + begin_[op], first_tests_.data() + begin_[op + 1]};
   }
   bool has_rules(OpId op) const { return rooted_[std::min<std::size_t>(op, rooted_.size() - 1)]; }
   /// Writes the ids whose op has rules, in id order, to `out` (room for one id more than there
@@ -170,6 +181,7 @@ class DispatchTable {
   std::size_t few_count_ = 0;  // how many (0: more than max_few, or none)
   std::vector<std::uint32_t> begin_ = std::vector<std::uint32_t>(1, 0);  // no rows: no rules
   std::vector<std::uint16_t> entries_;
+  std::vector<pattern::FirstTest> first_tests_;  // beside entries_: each entry's rule's first test
   std::vector<std::uint8_t> rooted_ = std::vector<std::uint8_t>(1, 0);  // per op: has rules
   std::vector<OpId> source_;  // every rule's root ops, enabled or not, in declaration order
 };

@@ -32,14 +32,32 @@ void init_rule_stats(const Set& set, PassStats& stats) {
 namespace detail {
 /// Tries the rules of `table` for node `n`, of op `op`, in order while it is alive (its entry
 /// in the graph's op array says so, without reading the node); returns the number of attempts.
+/// A rule whose first test (pattern/first_test.hpp) fails is not visited: the op of the input
+/// it looks at is read once for the rules that share it (the SDPA forms, about sixty rules
+/// rooted at view, all ask for a bmm first), and read again only after a rule did something.
 template <class Set>
 [[gnu::always_inline]] inline std::size_t try_rules_at(const Set& set, const DispatchTable& table, PassContext& cx,
                                                        NodeId n, OpId op) {
+  const std::span<const std::uint16_t> rules = table.rules_for(op);
+  const std::span<const pattern::FirstTest> tests = table.first_tests_for(op);
+  std::size_t known = pattern::FirstTest::npos;  // the argument whose op is known_op
+  OpId known_op = no_op;
   std::size_t attempts = 0;
-  for (std::uint16_t i : table.rules_for(op)) {
+  for (std::size_t j = 0; j < rules.size(); ++j) {
     if (cx.graph.live_call_ops()[n] == no_op) break;
     ++attempts;
-    set.visit(i, [&](const auto& rule) { return apply_rule(rule, i, cx, n); });
+    const pattern::FirstTest t = tests[j];
+    if (t.index != pattern::FirstTest::npos && t.index < cx.graph[n].args().size()) {  // else its prefilter looks
+      if (t.index != known) {
+        known = t.index;
+        const NodeId in = cx.graph[n].args()[t.index].node();
+        known_op = in == no_node ? no_op : cx.graph.live_call_ops()[in];
+      }
+      if (known_op != t.op) continue;
+    }
+    const std::uint16_t i = rules[j];
+    if (set.visit(i, [&](const auto& rule) { return apply_rule(rule, i, cx, n); }) != ApplyResult::NoMatch)
+      known = pattern::FirstTest::npos;  // the graph may have changed
   }
   return attempts;
 }
